@@ -1,0 +1,47 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11 and pip:
+#   make book   build the HTML book into _build/html (warnings are errors)
+#   make test   package tests, nbval over every chapter, the book build and the browser test
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 180
+
+.PHONY: book test test-package test-notebooks test-browser browser-deps lab clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo "The book is in _build/html: open _build/html/index.html in a browser."
+
+test: test-package test-notebooks book test-browser
+
+test-package: $(STAMP)
+	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py -q
+
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest $(NBVAL) chapters -q
+
+test-browser: $(STAMP) browser-deps
+	$(BIN)/python -m pytest tests/book -q
+
+# Debian's chromium and chromedriver drive the browser test (no browser is downloaded by a test tool).
+browser-deps:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else \
+	    echo "The browser test needs Debian's chromium and chromium-driver: sudo apt-get install chromium chromium-driver"; exit 1; \
+	  fi; \
+	fi
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab chapters
+
+clean:
+	rm -rf _build .jupyter_cache .pytest_cache
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

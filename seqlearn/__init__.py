@@ -1,0 +1,26 @@
+"""seqlearn: the companion library of the executable textbook on sequence learning.
+
+Every model of the book is implemented once, readably, in a module named after it:
+
+============================  =================================================
+module                        what it holds
+============================  =================================================
+``seqlearn.conv``             1-D convolution, pooling, up-sampling from scratch
+``seqlearn.recurrent``        NARX, Jordan and Elman networks
+``seqlearn.bptt``             backpropagation through time by hand (NumPy)
+``seqlearn.gated``            GRU and LSTM modules
+``seqlearn.unroll``           the GRU update unrolled into attention weights
+``seqlearn.scan``             linear recurrences, sequential and parallel scan
+``seqlearn.attention``        scaled dot-product and multi-head attention
+``seqlearn.causal``           from GRU to causal attention, step by step
+``seqlearn.data``             synthetic data sets (no downloads)
+``seqlearn.train``            a small training loop for sequence classifiers
+``seqlearn.plots``            plotting helpers (imported only by the book)
+``seqlearn.widgets``          sliders that work live and in static HTML
+============================  =================================================
+
+Sub-modules are imported explicitly (``from seqlearn.scan import linear_scan``) so that
+importing a model never imports plotting or widget libraries.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,77 @@
+"""Input validation shared by every public function of seqlearn.
+
+Errors name what was expected and what arrived, e.g.::
+
+    ValueError: x must have shape (B, T, D=3), got (4, 7, 5)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+
+def _describe(spec: list[str], sizes: dict[str, int]) -> str:
+    parts = [f"{n}={sizes[n]}" if n in sizes else n for n in spec]
+    return "(" + ", ".join(parts) + ")"
+
+
+def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = None,
+                bound: dict[str, int] | None = None) -> dict[str, int]:
+    """Check that ``x`` has the dimensions named in ``spec`` and return their sizes.
+
+    ``spec`` is a space-separated list of dimension names, e.g. ``"B T D"``; a leading ``...``
+    accepts any number of batch dimensions (returned under the key ``"..."`` as a tuple).
+    ``sizes`` fixes named dimensions to required values; ``bound`` is updated in place with
+    the sizes found, so several arguments can be checked against each other::
+
+        dims = check_shape(x, "x", "B T D", sizes={"D": 3})
+        check_shape(h0, "h0", "B H", sizes={"B": dims["B"], "H": 5})
+    """
+    if not hasattr(x, "shape"):
+        raise TypeError(f"{name} must be a tensor or array, got {type(x).__name__}")
+    names = spec.split()
+    required = dict(sizes or {})
+    if bound:
+        required.update({k: v for k, v in bound.items() if k in names})
+    shape = tuple(int(s) for s in x.shape)
+    variadic = bool(names) and names[0] == "..."
+    fixed = names[1:] if variadic else names
+    if (variadic and len(shape) < len(fixed)) or (not variadic and len(shape) != len(fixed)):
+        raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
+    found: dict[str, Any] = dict(zip(fixed, shape[len(shape) - len(fixed):]))
+    for dim, want in required.items():
+        if dim in found and found[dim] != want:
+            raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
+    if variadic:
+        found["..."] = shape[: len(shape) - len(fixed)]
+    if bound is not None:
+        bound.update({k: v for k, v in found.items() if k != "..."})
+    return found
+
+
+def check_floating(x: Any, name: str) -> None:
+    """Raise ``TypeError`` unless ``x`` is a floating-point torch tensor or NumPy array."""
+    if isinstance(x, torch.Tensor):
+        if not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
+    elif isinstance(x, np.ndarray):
+        if not np.issubdtype(x.dtype, np.floating):
+            raise TypeError(f"{name} must be a floating-point array, got dtype {x.dtype}")
+    else:
+        raise TypeError(f"{name} must be a torch.Tensor or numpy.ndarray, got {type(x).__name__}")
+
+
+def check_same_dtype(name_a: str, a: Any, name_b: str, b: Any) -> None:
+    """Raise ``TypeError`` when two arrays that are combined have different dtypes."""
+    if a.dtype != b.dtype:
+        raise TypeError(f"{name_a} and {name_b} must have the same dtype, got {a.dtype} and {b.dtype}")
+
+
+def check_finite(x: Any, name: str) -> None:
+    """Raise ``ValueError`` when ``x`` holds NaN or infinity (so that none leaks out silently)."""
+    ok = bool(torch.isfinite(x).all()) if isinstance(x, torch.Tensor) else bool(np.isfinite(x).all())
+    if not ok:
+        raise ValueError(f"{name} contains NaN or infinity")

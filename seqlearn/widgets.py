@@ -1,0 +1,164 @@
+"""Sliders that work in three places: live in Jupyter/Binder, and in the static HTML book.
+
+A static page has no Python kernel behind it, so :class:`FrameSlider` renders every slider
+position once, ahead of time, and ships the frames as PNG images inside a small HTML/JavaScript
+control. In a live notebook, :meth:`FrameSlider.live` returns ipywidgets sliders that call the
+same drawing function on demand, over the continuous range the frames were sampled from.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import itertools
+import json
+import numbers
+from typing import Any, Callable, Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+_SCRIPT = """
+(function () {
+  var root = document.getElementById(%(id)s);
+  var frames = JSON.parse(root.querySelector("script.fs-frames").textContent);
+  var labels = JSON.parse(root.querySelector("script.fs-labels").textContent);
+  var img = root.querySelector("img.fs-frame");
+  var sliders = root.querySelectorAll("input.fs-slider");
+  function update() {
+    var index = 0;
+    sliders.forEach(function (s, k) {
+      index = index * labels[k].length + parseInt(s.value, 10);
+      s.parentNode.querySelector(".fs-value").textContent = labels[k][parseInt(s.value, 10)];
+    });
+    img.src = "data:image/png;base64," + frames[index];
+    root.setAttribute("data-frame", index);
+  }
+  sliders.forEach(function (s) { s.addEventListener("input", update); });
+  update();
+})();
+"""
+
+
+def figure_png(fig: Figure, dpi: int = 72) -> bytes:
+    """Render a matplotlib figure to PNG bytes (no software/version metadata) and close it."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return f"{float(value):.3g}"
+    return str(value)
+
+
+class FrameSlider:
+    """Precomputed sliders over a function ``draw(**params) -> Figure``.
+
+    Parameters
+    ----------
+    draw:
+        Called once per combination of parameter values; must return a matplotlib ``Figure``
+        (it is rendered and closed here).
+    dpi:
+        Resolution of the stored frames (keep the notebook small: frames are embedded).
+    **params:
+        One list of values per slider, e.g. ``u=[0.1, 0.5, 0.9], spike=[0, 3, 6]``. The frames
+        cover the Cartesian product, so keep the product modest (about 40 frames or fewer).
+    initial:
+        Optional mapping from parameter name to the value shown first (default: the middle value).
+    """
+
+    def __init__(self, draw: Callable[..., Figure], *, dpi: int = 72,
+                 initial: dict[str, Any] | None = None, **params: Sequence[Any]) -> None:
+        if not callable(draw):
+            raise TypeError(f"draw must be callable, got {type(draw).__name__}")
+        if not params:
+            raise ValueError("FrameSlider needs at least one parameter list, e.g. u=[0.1, 0.5, 0.9]")
+        for name, values in params.items():
+            if isinstance(values, (str, bytes)) or len(values) == 0:
+                raise ValueError(f"parameter {name!r} needs a non-empty list of values, got {values!r}")
+        self.draw = draw
+        self.params = {name: list(values) for name, values in params.items()}
+        self.initial = {name: values[len(values) // 2] for name, values in self.params.items()}
+        for name, value in (initial or {}).items():
+            if name not in self.params or value not in self.params[name]:
+                raise ValueError(f"initial value {name}={value!r} is not one of the slider's values")
+            self.initial[name] = value
+        self.frames: list[str] = []
+        for combination in itertools.product(*self.params.values()):
+            figure = draw(**dict(zip(self.params, combination)))
+            if not isinstance(figure, Figure):
+                raise TypeError(f"draw must return a matplotlib Figure, got {type(figure).__name__}")
+            self.frames.append(base64.b64encode(figure_png(figure, dpi)).decode("ascii"))
+        signature = json.dumps([getattr(draw, "__qualname__", "draw"),
+                                {k: [_label(v) for v in vs] for k, vs in self.params.items()}])
+        self.element_id = "frameslider-" + hashlib.sha1(signature.encode()).hexdigest()[:12]
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{name}: {len(values)} values" for name, values in self.params.items())
+        return f"FrameSlider({sizes}; {len(self)} frames)"
+
+    def _repr_html_(self) -> str:
+        labels = [[_label(v) for v in values] for values in self.params.values()]
+        start = [values.index(self.initial[name]) for name, values in self.params.items()]
+        controls = "".join(
+            f'<label style="display:block;font-family:sans-serif;font-size:0.9em">'
+            f'{html.escape(name)} '
+            f'<input class="fs-slider" type="range" min="0" max="{len(values) - 1}" step="1" '
+            f'value="{k}" aria-label="{html.escape(name)}" data-param="{html.escape(name)}"> '
+            f'<span class="fs-value">{html.escape(labels[j][k])}</span></label>'
+            for j, ((name, values), k) in enumerate(zip(self.params.items(), start)))
+        index = 0
+        for values, k in zip(self.params.values(), start):
+            index = index * len(values) + k
+        return (
+            f'<div class="seqlearn-frameslider" id="{self.element_id}">'
+            f'<img class="fs-frame" alt="interactive figure" style="max-width:100%" '
+            f'src="data:image/png;base64,{self.frames[index]}">'
+            f"{controls}"
+            f'<script type="application/json" class="fs-frames">{json.dumps(self.frames)}</script>'
+            f'<script type="application/json" class="fs-labels">{json.dumps(labels)}</script>'
+            f"<script>{_SCRIPT % {'id': json.dumps(self.element_id)}}</script>"
+            "</div>"
+        )
+
+    def live(self):
+        """Return ipywidgets sliders that redraw on demand (for Jupyter and Binder).
+
+        Numeric parameters get continuous sliders over the range of their frame values; other
+        parameters get a slider over the listed values.
+        """
+        import ipywidgets as widgets
+        from IPython.display import display
+
+        controls = {}
+        for name, values in self.params.items():
+            lo, hi = min(values, default=0), max(values, default=0)
+            if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
+                controls[name] = widgets.IntSlider(value=self.initial[name], min=lo, max=hi,
+                                                   description=name, continuous_update=False)
+            elif all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values) and hi > lo:
+                controls[name] = widgets.FloatSlider(value=self.initial[name], min=lo, max=hi,
+                                                     step=(hi - lo) / 100, description=name,
+                                                     continuous_update=False)
+            else:
+                controls[name] = widgets.SelectionSlider(
+                    options=[(_label(v), v) for v in values], value=self.initial[name],
+                    description=name, continuous_update=False)
+
+        def show(**kwargs: Any) -> None:
+            figure = self.draw(**kwargs)
+            display(figure)
+            plt.close(figure)
+
+        return widgets.interactive(show, **controls)

@@ -1,0 +1,96 @@
+"""Open every page of the built book in headless Chromium, served from loopback with no network.
+
+For each page: MathJax (served from the build) typesets every equation without an error, every
+image has loaded, every resource came from the book itself, and every FrameSlider changes its
+picture when its slider moves.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+
+from layout import toc_files
+
+PAGES = ["index"] + [f for f in toc_files()]
+
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const start = Date.now();
+(function poll() {
+  const needed = document.querySelector("div.math, span.math") || document.querySelector("script[src*='mathjax']");
+  if (!needed) {
+    done("ok");
+  } else if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(() => done("ok"), (e) => done("error: " + e));
+  } else if (Date.now() - start > 30000) {
+    done("MathJax never started");
+  } else {
+    setTimeout(poll, 100);
+  }
+})();
+"""
+
+MATH_REPORT = """
+const math = Array.from(document.querySelectorAll("div.math, span.math"));
+return {
+  total: math.length,
+  untypeset: math.filter(m => !m.querySelector("mjx-container")).map(m => m.textContent.slice(0, 80)),
+  errors: Array.from(document.querySelectorAll("mjx-merror")).map(e => e.textContent.slice(0, 120)),
+};
+"""
+
+IMAGE_REPORT = """
+return Array.from(document.images)
+  .filter(img => !(img.complete && img.naturalWidth > 0))
+  .map(img => img.src.slice(0, 100));
+"""
+
+RESOURCES = "return performance.getEntriesByType('resource').map(e => e.name);"
+
+MOVE_SLIDERS = """
+const results = [];
+document.querySelectorAll(".seqlearn-frameslider").forEach((root) => {
+  const img = root.querySelector("img.fs-frame");
+  root.querySelectorAll("input.fs-slider").forEach((slider) => {
+    const before = img.src;
+    const old = slider.value;
+    slider.value = (parseInt(old, 10) === 0) ? "1" : "0";
+    slider.dispatchEvent(new Event("input", {bubbles: true}));
+    results.push({id: root.id, param: slider.dataset.param, changed: img.src !== before});
+    slider.value = old;
+    slider.dispatchEvent(new Event("input", {bubbles: true}));
+  });
+});
+return results;
+"""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_offline(browser, book_url, page):
+    browser.get(f"{book_url}/{page}.html")
+    assert browser.execute_async_script(WAIT_FOR_MATHJAX) == "ok"
+
+    math = browser.execute_script(MATH_REPORT)
+    assert math["untypeset"] == [], f"{page}: equations MathJax did not typeset: {math['untypeset']}"
+    assert math["errors"] == [], f"{page}: MathJax errors: {math['errors']}"
+    if page.startswith("chapters/"):
+        assert math["total"] > 0, f"{page}: a chapter without a single equation?"
+
+    broken = browser.execute_script(IMAGE_REPORT)
+    assert broken == [], f"{page}: images that did not load: {broken}"
+
+    host = urlparse(book_url).netloc
+    foreign = [u for u in browser.execute_script(RESOURCES)
+               if urlparse(u).scheme not in ("data", "blob") and urlparse(u).netloc != host]
+    assert foreign == [], f"{page}: resources from outside the book: {foreign}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
+def test_every_slider_changes_its_picture(browser, book_url, page):
+    browser.get(f"{book_url}/{page}.html")
+    moved = browser.execute_script(MOVE_SLIDERS)
+    assert moved, f"{page}: no interactive slider found"
+    unchanged = [m for m in moved if not m["changed"]]
+    assert unchanged == [], f"{page}: sliders that did not change their picture: {unchanged}"

@@ -1,0 +1,1 @@
+"""pytest puts this folder on sys.path, so tests import the shared helpers of ``layout.py``."""

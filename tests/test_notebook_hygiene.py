@@ -1,0 +1,104 @@
+"""Every chapter notebook is listed in the table of contents, stored from one clean run, and small.
+
+nbval (``make test-notebooks``) re-executes the chapters and compares outputs; these checks catch
+what it cannot: stale or out-of-order stored outputs, warnings, errors, size, and check cells that
+do not check anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from layout import ROOT, chapter_notebooks, toc_files
+
+NOTEBOOKS = chapter_notebooks()
+MAX_BYTES = 2 * 1024 * 1024
+ASSERTING = re.compile(r"\bassert\b|assert_close|assert_allclose|assert_array_equal|pytest\.raises|raise\s+AssertionError")
+
+
+def cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["cells"]
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "chapters/ holds no notebook"
+
+
+def test_toc_and_chapters_agree():
+    listed = {f for f in toc_files() if f.startswith("chapters/")}
+    present = {f"chapters/{p.stem}" for p in NOTEBOOKS}
+    assert listed - present == set(), f"_toc.yml lists missing chapters: {sorted(listed - present)}"
+    assert present - listed == set(), f"chapters missing from _toc.yml: {sorted(present - listed)}"
+    for entry in toc_files():
+        assert any((ROOT / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")), entry
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_outputs_come_from_one_clean_run(path: Path):
+    code = [c for c in cells(path) if c["cell_type"] == "code" and source(c).strip()]
+    counts = [c["execution_count"] for c in code]
+    assert counts == list(range(1, len(code) + 1)), (
+        f"{path.name}: execution counts {counts} are not 1, 2, 3, ...; restart, run all, save")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_errors_or_warnings_in_outputs(path: Path):
+    for index, cell in enumerate(cells(path)):
+        for output in cell.get("outputs", []):
+            assert output["output_type"] != "error", f"{path.name} cell {index}: stored error"
+            if output["output_type"] == "stream":
+                assert output["name"] != "stderr", (
+                    f"{path.name} cell {index}: output on stderr: {''.join(output['text'])[:200]}")
+            text = json.dumps(output.get("data", {}).get("text/plain", ""))
+            assert not re.search(r" at 0x[0-9a-f]{6,}", text), f"{path.name} cell {index}: memory address"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_small(path: Path):
+    assert path.stat().st_size < MAX_BYTES, f"{path.name} is {path.stat().st_size} bytes"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_kernel_is_python3(path: Path):
+    spec = json.loads(path.read_text())["metadata"].get("kernelspec", {})
+    assert spec.get("name") == "python3", f"{path.name}: kernelspec {spec}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_check_cell_asserts(path: Path):
+    """A markdown cell announcing a **Check:** is followed by a code cell that asserts."""
+    nb = cells(path)
+    announced = 0
+    for index, cell in enumerate(nb):
+        if cell["cell_type"] == "markdown" and "**Check:**" in source(cell):
+            announced += 1
+            following = next((c for c in nb[index + 1:] if c["cell_type"] == "code"), None)
+            assert following is not None and ASSERTING.search(source(following)), (
+                f"{path.name}: the check announced in cell {index} is not followed by an asserting cell")
+    assert announced >= 3, f"{path.name} announces only {announced} check cells"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_has_exercises_with_collapsed_solutions(path: Path):
+    text = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
+    assert re.search(r"^#+ .*Exercises", text, re.M), f"{path.name} has no Exercises section"
+    assert ":class: dropdown" in text, f"{path.name} has no collapsed solution"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_has_an_interactive_demo(path: Path):
+    """A FrameSlider (works in static HTML) and its live version in a cell hidden from the book."""
+    nb = cells(path)
+    assert any("FrameSlider(" in source(c) for c in nb if c["cell_type"] == "code"), path.name
+    live = [c for c in nb if c["cell_type"] == "code" and ".live()" in source(c)]
+    assert live, f"{path.name} has no live demo cell"
+    for cell in live:
+        assert "remove-output" in cell["metadata"].get("tags", []), f"{path.name}: tag the live cell remove-output"
