@@ -17,6 +17,7 @@ import json
 import numbers
 from typing import Any, Callable, Sequence
 
+import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
@@ -85,6 +86,7 @@ class FrameSlider:
             if isinstance(values, (str, bytes)) or len(values) == 0:
                 raise ValueError(f"parameter {name!r} needs a non-empty list of values, got {values!r}")
         self.draw = draw
+        self.dpi = dpi
         self.params = {name: list(values) for name, values in params.items()}
         self.initial = {name: values[len(values) // 2] for name, values in self.params.items()}
         for name, value in (initial or {}).items():
@@ -136,11 +138,9 @@ class FrameSlider:
         """Return ipywidgets sliders that redraw on demand (for Jupyter and Binder).
 
         Numeric parameters get continuous sliders over the range of their frame values; other
-        parameters get a slider over the listed values.
+        parameters get a slider over the listed values. The picture is an ``Image`` widget
+        updated in place, so the cell's output is the same wherever it runs.
         """
-        import ipywidgets as widgets
-        from IPython.display import display
-
         controls = {}
         for name, values in self.params.items():
             lo, hi = min(values, default=0), max(values, default=0)
@@ -155,10 +155,20 @@ class FrameSlider:
                 controls[name] = widgets.SelectionSlider(
                     options=[(_label(v), v) for v in values], value=self.initial[name],
                     description=name, continuous_update=False)
+        picture = widgets.Image(format="png")
 
-        def show(**kwargs: Any) -> None:
-            figure = self.draw(**kwargs)
-            display(figure)
-            plt.close(figure)
+        def redraw(_change: Any = None) -> None:
+            picture.value = figure_png(self.draw(**{n: c.value for n, c in controls.items()}), self.dpi)
 
-        return widgets.interactive(show, **controls)
+        for control in controls.values():
+            control.observe(redraw, names="value")
+        redraw()
+        return LiveSliders(list(controls.values()) + [picture])
+
+
+class LiveSliders(widgets.VBox):
+    """The sliders and picture of :meth:`FrameSlider.live`, with a short, stable text form."""
+
+    def __repr__(self) -> str:
+        names = ", ".join(c.description for c in self.children if hasattr(c, "description") and c.description)
+        return f"LiveSliders({names})"
