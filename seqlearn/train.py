@@ -69,5 +69,5 @@ def fit(model: nn.Module, batches: Callable[[int], Batch], steps: int, *, lr: fl
         if clip is not None:
             nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     return losses

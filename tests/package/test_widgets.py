@@ -1,0 +1,78 @@
+import base64
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from seqlearn.plots import ATTENTION_CMAP, SIGNED_CMAP, plot_attention, plot_signed  # noqa: E402
+from seqlearn.widgets import FrameSlider  # noqa: E402
+
+
+def draw(u, k):
+    fig, ax = plt.subplots(figsize=(2, 1.5))
+    ax.plot(np.arange(5) * u + k)
+    return fig
+
+
+def test_frames_cover_the_grid_in_row_major_order():
+    demo = FrameSlider(draw, u=[0.1, 0.5, 0.9], k=[0, 1])
+    assert len(demo) == 6
+    assert all(base64.b64decode(f).startswith(b"\x89PNG") for f in demo.frames)
+    # frame index = i_u * len(k) + i_k: the frame for (u=0.9, k=0) is drawn from those values
+    again = FrameSlider(lambda u, k: draw(u, k), u=[0.9], k=[0])
+    assert again.frames[0] == demo.frames[4]
+    assert repr(demo) == "FrameSlider(u: 3 values, k: 2 values; 6 frames)"
+
+
+def test_html_is_deterministic_and_starts_at_the_middle():
+    html_a = FrameSlider(draw, u=[0.1, 0.5, 0.9], k=[0, 1])._repr_html_()
+    html_b = FrameSlider(draw, u=[0.1, 0.5, 0.9], k=[0, 1])._repr_html_()
+    assert html_a == html_b
+    assert html_a.count('class="fs-slider"') == 2
+    assert re.search(r'max="2" step="1" value="1"', html_a)
+    assert "0.5" in html_a
+
+
+def test_initial_values_and_errors():
+    demo = FrameSlider(draw, u=[0.1, 0.5], k=[0, 1], initial={"u": 0.1})
+    assert demo.initial == {"u": 0.1, "k": 1}
+    with pytest.raises(ValueError, match="initial value"):
+        FrameSlider(draw, u=[0.1], k=[0], initial={"u": 0.3})
+    with pytest.raises(ValueError, match="at least one parameter"):
+        FrameSlider(draw)
+    with pytest.raises(ValueError, match="non-empty list"):
+        FrameSlider(draw, u=[])
+    with pytest.raises(TypeError, match="must return a matplotlib Figure"):
+        FrameSlider(lambda u: None, u=[1])
+    with pytest.raises(TypeError, match="callable"):
+        FrameSlider(3, u=[1])
+
+
+def test_live_sliders_redraw_on_change():
+    demo = FrameSlider(draw, u=[0.1, 0.5, 0.9], k=[0, 1])
+    live = demo.live()
+    slider_u, slider_k, picture = live.children
+    first = bytes(picture.value)
+    assert first.startswith(b"\x89PNG")
+    slider_u.value = 0.9
+    assert bytes(picture.value) != first
+    assert repr(live) == "LiveSliders(u, k)"
+    assert type(slider_k).__name__ == "IntSlider"
+
+
+def test_plots_use_the_book_colour_maps():
+    w = torch.softmax(torch.randn(4, 4), dim=-1)
+    ax = plot_attention(w, title="weights")
+    assert ax.images[0].get_cmap().name == ATTENTION_CMAP
+    assert ax.images[0].get_clim() == (0.0, pytest.approx(float(w.max())))
+    ax = plot_signed(np.array([[-2.0, 1.0]]))
+    assert ax.images[0].get_cmap().name == SIGNED_CMAP
+    assert ax.images[0].get_clim() == (-2.0, 2.0)
+    with pytest.raises(ValueError, match="2-D"):
+        plot_attention(torch.zeros(2, 2, 2))
+    plt.close("all")
