@@ -8,13 +8,18 @@ module                        what it holds
 ``seqlearn.conv``             1-D convolution, pooling, up-sampling from scratch
 ``seqlearn.recurrent``        NARX, Jordan and Elman networks
 ``seqlearn.bptt``             backpropagation through time by hand (NumPy)
+``seqlearn.multiplicative``   multiplicative modules and hypernetworks
 ``seqlearn.gated``            GRU and LSTM modules
 ``seqlearn.unroll``           the GRU update unrolled into attention weights
 ``seqlearn.scan``             linear recurrences, sequential and parallel scan
-``seqlearn.attention``        scaled dot-product and multi-head attention
+``seqlearn.scores``           attention score functions (dot, general, additive, ...)
+``seqlearn.attention``        scaled dot-product and multi-head attention, masks
+``seqlearn.transformer``      Transformer parts: positional encoding, ...
 ``seqlearn.causal``           from GRU to causal attention, step by step
 ``seqlearn.data``             synthetic data sets (no downloads)
 ``seqlearn.train``            a small training loop for sequence classifiers
+``seqlearn.validate``         input checks with errors naming expected and actual
+``seqlearn.seeding``          the one seeding helper
 ``seqlearn.plots``            plotting helpers (imported only by the book)
 ``seqlearn.widgets``          sliders that work live and in static HTML
 ============================  =================================================

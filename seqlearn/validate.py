@@ -75,3 +75,13 @@ def check_finite(x: Any, name: str) -> None:
     ok = bool(torch.isfinite(x).all()) if isinstance(x, torch.Tensor) else bool(np.isfinite(x).all())
     if not ok:
         raise ValueError(f"{name} contains NaN or infinity")
+
+
+def check_int(value: Any, name: str, minimum: int = 1) -> int:
+    """Raise ``TypeError`` unless ``value`` is an int (not a bool), ``ValueError`` if below ``minimum``."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        bound = "positive" if minimum == 1 else f"at least {minimum}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return int(value)

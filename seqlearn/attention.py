@@ -1,0 +1,246 @@
+r"""Scaled dot-product attention and multi-head attention.
+
+For queries ``q_t``, keys ``k_i`` and values ``v_i`` (Vaswani et al. 2017),
+
+.. math::
+
+    e_{t,i} = s\, q_t^\top k_i, \qquad
+    \alpha_{t,i} = \frac{m_{t,i} \exp(e_{t,i})}{\sum_j m_{t,j} \exp(e_{t,j})}, \qquad
+    o_t = \sum_i \alpha_{t,i} v_i,
+
+with scale ``s = 1/sqrt(d)`` and a boolean mask ``m_{t,i}`` (**True = query t may attend to key
+i**). A row with no allowed key (an empty denominator) gets ``alpha = 0`` and ``o = 0``: no NaN,
+in the forward pass or in the gradients.
+
+Mask convention: ``True`` means *allowed* here (as in the book's equations), whereas
+``torch.nn.MultiheadAttention``'s boolean ``attn_mask`` and ``key_padding_mask`` use ``True``
+for *not allowed*; pass ``~mask`` to torch.
+
+Functions: :func:`attention` (scaled dot product), :func:`attend` (any score matrix, e.g. from
+:mod:`seqlearn.scores`), :func:`masked_softmax`, :func:`causal_mask`, :func:`padding_mask`;
+module: :class:`MultiHeadAttention`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from seqlearn.scores import scaled_dot_score
+from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+
+
+def causal_mask(Tq: int, Tk: int | None = None, *,
+                device: torch.device | str | None = None) -> Tensor:
+    r"""Boolean ``(Tq, Tk)`` mask, True where key ``i`` may be seen by query ``t``.
+
+    .. math::  m_{t,i} = [\, i \le t + (T_k - T_q) \,]
+
+    With ``Tq == Tk`` (self-attention) this is the lower triangle, ``i <= t``. With ``Tq != Tk``
+    the queries are aligned with the **last** ``Tq`` keys (the convention of incremental
+    decoding, where ``Tk - Tq`` earlier keys are cached): the last query sees every key. When
+    ``Tq > Tk`` the first ``Tq - Tk`` queries see no key at all and :func:`attention` returns
+    zeros for them.
+    """
+    Tk = Tq if Tk is None else Tk
+    check_int(Tq, "Tq")
+    check_int(Tk, "Tk")
+    return torch.ones(Tq, Tk, dtype=torch.bool, device=device).tril(diagonal=Tk - Tq)
+
+
+def padding_mask(lengths: Tensor, T: int) -> Tensor:
+    """Boolean ``(B, T)`` mask, True at the ``lengths[b]`` real (non-padding) positions of row b.
+
+    For attention over padded keys use ``padding_mask(lengths, Tk)[:, None, :]`` with
+    :func:`attention` on ``(B, Tq, Tk)`` scores, or ``[:, None, None, :]`` for
+    :class:`MultiHeadAttention`'s ``(B, heads, Tq, Tk)``.
+    """
+    check_int(T, "T")
+    if not isinstance(lengths, Tensor) or lengths.is_floating_point() or lengths.dtype == torch.bool:
+        got = lengths.dtype if isinstance(lengths, Tensor) else type(lengths).__name__
+        raise TypeError(f"lengths must be an integer tensor, got {got}")
+    check_shape(lengths, "lengths", "B")
+    if bool(((lengths < 0) | (lengths > T)).any()):
+        raise ValueError(f"lengths must lie in [0, T={T}], got {lengths.tolist()}")
+    return torch.arange(T, device=lengths.device) < lengths[:, None]  # (B, T)
+
+
+def _check_mask(mask: Tensor, shape: torch.Size) -> None:
+    """A mask must be a bool tensor that broadcasts to ``shape`` without enlarging it."""
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        raise TypeError("mask must be a bool tensor (True = may attend), got "
+                        f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    try:
+        broadcast = torch.broadcast_shapes(mask.shape, shape)
+    except RuntimeError:
+        broadcast = None
+    if broadcast != shape:
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' "
+                         f"shape (..., Tq, Tk) = {tuple(shape)}")
+
+
+def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
+    r"""Softmax over the last axis restricted to allowed entries; empty rows give zeros.
+
+    .. math::  \alpha_{t,i} = \frac{m_{t,i} e^{e_{t,i}}}{\sum_j m_{t,j} e^{e_{t,j}}}
+               \quad (\alpha_{t,\cdot} = 0 \text{ if no } m_{t,j} \text{ is True})
+
+    scores (..., Tq, Tk), mask bool broadcastable to it (True = allowed) -> weights (..., Tq, Tk).
+    Masked entries get ``-inf`` before the softmax, so they weigh exactly 0 and receive zero
+    gradient; an empty row is first set to a constant (so softmax sees no ``-inf - (-inf)``)
+    and then zeroed, which keeps both the output and its gradient finite.
+    """
+    check_floating(scores, "scores")
+    check_shape(scores, "scores", "... Tq Tk")
+    if mask is None:
+        return torch.softmax(scores, dim=-1)
+    _check_mask(mask, scores.shape)
+    empty = ~mask.any(dim=-1, keepdim=True)  # (..., Tq, 1): rows with no allowed key
+    scores = scores.masked_fill(~mask, float("-inf")).masked_fill(empty, 0.0)
+    return torch.softmax(scores, dim=-1).masked_fill(empty, 0.0)
+
+
+def attend(scores: Tensor, v: Tensor, *, mask: Tensor | None = None,
+           causal: bool = False) -> tuple[Tensor, Tensor]:
+    """Turn any score matrix into attention weights and average the values with them.
+
+    ``o_t = sum_i alpha_{t,i} v_i`` with ``alpha = masked_softmax(scores, mask & causal_mask)``.
+    scores (..., Tq, Tk), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk)).
+    ``causal=True`` intersects ``mask`` with :func:`causal_mask` ``(Tq, Tk)``.
+    """
+    check_floating(v, "v")
+    check_same_dtype("scores", scores, "v", v)
+    dims = check_shape(scores, "scores", "... Tq Tk")
+    vd = check_shape(v, "v", "... Tk dv", sizes={"Tk": dims["Tk"]})
+    if vd["..."] != dims["..."]:
+        raise ValueError("v must share the scores' leading (batch) dimensions, got scores "
+                         f"{tuple(scores.shape)} and v {tuple(v.shape)}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
+    if mask is not None:
+        _check_mask(mask, scores.shape)
+    if causal:
+        tri = causal_mask(dims["Tq"], dims["Tk"], device=scores.device)  # (Tq, Tk)
+        mask = tri if mask is None else mask & tri
+    weights = masked_softmax(scores, mask)  # (..., Tq, Tk)
+    return weights @ v, weights  # (..., Tq, dv), (..., Tq, Tk)
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, *, mask: Tensor | None = None,
+              causal: bool = False, scale: float | None = None) -> tuple[Tensor, Tensor]:
+    r"""Scaled dot-product attention, ``softmax(s Q K^T + log M) V`` row by row.
+
+    .. math::
+
+        \alpha_{t,i} = \frac{m_{t,i} \exp(s\, q_t^\top k_i)}{\sum_j m_{t,j}
+        \exp(s\, q_t^\top k_j)}, \qquad o_t = \sum_i \alpha_{t,i} v_i, \qquad
+        s = 1/\sqrt{d}.
+
+    q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) with equal leading dimensions
+    -> (out (..., Tq, dv), weights (..., Tq, Tk)).
+
+    ``mask``: bool, True = may attend, broadcastable to ``(..., Tq, Tk)`` (a ``(Tq, Tk)``
+    pattern, or ``(B, 1, Tk)`` key padding for 3-D inputs). ``causal=True`` also requires
+    ``i <= t + (Tk - Tq)`` (see :func:`causal_mask`). ``scale`` replaces ``s``. A query with
+    no allowed key gets weights 0 and output 0.
+    """
+    scores = scaled_dot_score(q, k, scale)  # (..., Tq, Tk)
+    return attend(scores, v, mask=mask, causal=causal)
+
+
+class MultiHeadAttention(nn.Module):
+    r"""Multi-head attention with ``torch.nn.MultiheadAttention``'s parameters (batch first).
+
+    .. math::
+
+        \mathrm{head}_n = \mathrm{attention}(Q W_n^{Q\top}, K W_n^{K\top}, V W_n^{V\top}),
+        \qquad \mathrm{out} = [\mathrm{head}_1; \dots; \mathrm{head}_N]\, W^{O\top} + b^O,
+
+    where ``W_n^Q`` are the rows ``n*d_h:(n+1)*d_h`` of ``q_proj.weight`` (``d_h = d_model /
+    num_heads``) and each head uses the scale ``1/sqrt(d_h)``. ``kdim``/``vdim`` let keys and
+    values have other widths (cross-attention), as in torch.
+
+    ``forward(query (B, Tq, d_model), key (B, Tk, kdim), value (B, Tk, vdim), *, mask=None,
+    causal=False) -> (out (B, Tq, d_model), weights (B, num_heads, Tq, Tk))``.
+
+    ``mask`` is bool with **True = may attend** (torch's ``attn_mask`` uses True = blocked):
+    either ``(Tq, Tk)`` or 4-D broadcastable to ``(B, num_heads, Tq, Tk)``, e.g. key padding
+    ``(B, 1, 1, Tk)``. A 3-D mask is refused because it would broadcast ``B`` against the heads.
+    Unlike torch, a query with no allowed key gets output ``out_proj.bias`` (zero heads), not NaN.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, bias: bool = True, *,
+                 kdim: int | None = None, vdim: int | None = None) -> None:
+        super().__init__()
+        kdim = d_model if kdim is None else kdim
+        vdim = d_model if vdim is None else vdim
+        for value, name in ((d_model, "d_model"), (num_heads, "num_heads"), (kdim, "kdim"),
+                            (vdim, "vdim")):
+            check_int(value, name)
+        if d_model % num_heads != 0:
+            raise ValueError(f"d_model={d_model} must be divisible by num_heads={num_heads}")
+        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)  # W^Q, all heads stacked
+        self.k_proj = nn.Linear(kdim, d_model, bias=bias)  # W^K
+        self.v_proj = nn.Linear(vdim, d_model, bias=bias)  # W^V
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)  # W^O
+
+    def _split_heads(self, x: Tensor) -> Tensor:
+        B, T, _ = x.shape
+        return x.view(B, T, self.num_heads, self.d_head).transpose(1, 2)  # (B, heads, T, d_h)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, *, mask: Tensor | None = None,
+                causal: bool = False) -> tuple[Tensor, Tensor]:
+        weight = self.q_proj.weight
+        for x, name in ((query, "query"), (key, "key"), (value, "value")):
+            check_floating(x, name)
+            check_same_dtype(name, x, "the module's parameters", weight)
+        dims = check_shape(query, "query", "B Tq d_model", sizes={"d_model": self.d_model})
+        dims |= check_shape(key, "key", "B Tk kdim",
+                            sizes={"B": dims["B"], "kdim": self.k_proj.in_features})
+        check_shape(value, "value", "B Tk vdim",
+                    sizes={"B": dims["B"], "Tk": dims["Tk"], "vdim": self.v_proj.in_features})
+        if mask is not None:
+            _check_mask(mask, torch.Size([dims["B"], self.num_heads, dims["Tq"], dims["Tk"]]))
+            if mask.dim() not in (2, 4):
+                raise ValueError("mask must be (Tq, Tk) or 4-D broadcastable to (B, num_heads, "
+                                 f"Tq, Tk), e.g. (B, 1, 1, Tk); got {tuple(mask.shape)}")
+        q = self._split_heads(self.q_proj(query))  # (B, heads, Tq, d_h)
+        k = self._split_heads(self.k_proj(key))  # (B, heads, Tk, d_h)
+        v = self._split_heads(self.v_proj(value))  # (B, heads, Tk, d_h)
+        heads, weights = attention(q, k, v, mask=mask, causal=causal)  # (B, heads, Tq, d_h)
+        concat = heads.transpose(1, 2).reshape(dims["B"], dims["Tq"], self.d_model)  # (B, Tq, D)
+        return self.out_proj(concat), weights
+
+    @classmethod
+    def from_torch(cls, m: nn.MultiheadAttention) -> MultiHeadAttention:
+        """Copy a ``torch.nn.MultiheadAttention(..., batch_first=True)`` so outputs are equal.
+
+        ``m(q, k, v, attn_mask=~mask, need_weights=True, average_attn_weights=False)`` then
+        equals ``self(q, k, v, mask=mask)`` (outputs and per-head weights). torch's packed
+        ``in_proj_weight`` (3 d_model, d_model) is split into the q, k, v blocks in that order.
+        We have no dropout: torch's (``m.dropout``) acts only in training mode, so compare with
+        ``m.eval()``. ``add_bias_kv`` and ``add_zero_attn`` are refused.
+        """
+        if not isinstance(m, nn.MultiheadAttention):
+            raise TypeError(f"m must be a torch.nn.MultiheadAttention, got {type(m).__name__}")
+        if not m.batch_first:
+            raise ValueError("m must be built with batch_first=True (seqlearn is batch first)")
+        if m.bias_k is not None or m.add_zero_attn:
+            raise ValueError("add_bias_kv and add_zero_attn are not supported")
+        bias = m.in_proj_bias is not None
+        new = cls(m.embed_dim, m.num_heads, bias=bias, kdim=m.kdim, vdim=m.vdim)
+        new = new.to(device=m.out_proj.weight.device, dtype=m.out_proj.weight.dtype)
+        if m._qkv_same_embed_dim:
+            w_q, w_k, w_v = m.in_proj_weight.chunk(3, dim=0)  # each (d_model, d_model)
+        else:
+            w_q, w_k, w_v = m.q_proj_weight, m.k_proj_weight, m.v_proj_weight
+        with torch.no_grad():
+            for lin, w in ((new.q_proj, w_q), (new.k_proj, w_k), (new.v_proj, w_v)):
+                lin.weight.copy_(w)
+            new.out_proj.weight.copy_(m.out_proj.weight)
+            if bias:
+                for lin, b in zip((new.q_proj, new.k_proj, new.v_proj), m.in_proj_bias.chunk(3)):
+                    lin.bias.copy_(b)
+                new.out_proj.bias.copy_(m.out_proj.bias)
+        return new

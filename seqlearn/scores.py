@@ -1,0 +1,192 @@
+r"""Attention score functions: how well does key ``k_i`` answer query ``q_t``?
+
+A score function maps a query sequence and a key sequence to a matrix of scores
+
+.. math::
+
+    e_{t,i} = \mathrm{score}(q_t, k_i), \qquad
+    q \in \mathbb{R}^{\dots \times T_q \times d_q},\;
+    k \in \mathbb{R}^{\dots \times T_k \times d_k}
+    \;\longmapsto\; e \in \mathbb{R}^{\dots \times T_q \times T_k},
+
+which :func:`seqlearn.attention.attend` turns into weights with a (masked) softmax over ``i``.
+The functions below are the ones the book compares (Luong et al. 2015, table of score functions;
+Bahdanau et al. 2015; Vaswani et al. 2017):
+
+==================  =====================================================  ====================
+name                score(q_t, k_i)                                        object
+==================  =====================================================  ====================
+dot                 q_t^T k_i                                              :func:`dot_score`
+scaled dot          q_t^T k_i / sqrt(d)                                    :func:`scaled_dot_score`
+general / bilinear  q_t^T W k_i                                            :class:`BilinearScore`
+concat / additive   w^T tanh(W [q_t; k_i]) = w^T tanh(W_q q_t + W_k k_i)   :class:`AdditiveScore`
+MLP                 MLP([q_t; k_i])                                        :class:`MLPScore`
+location            (W q_t)_i  (ignores the keys' content)                 :class:`LocationScore`
+==================  =====================================================  ====================
+
+Erratum (source notes): one set of notes divides the scaled dot product by ``sqrt(||a||)``; the
+scale of Vaswani et al. is ``1/sqrt(d)`` with ``d`` the key dimension, a constant that keeps the
+scores' variance near one when the entries of ``q`` and ``k`` are independent with variance one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+import torch
+from torch import Tensor, nn
+
+from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+
+
+def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None, dk: int | None = None,
+                    same_dim: bool = False) -> dict[str, int]:
+    """Validate a query/key pair and return the sizes ``Tq, dq, Tk, dk``.
+
+    ``q`` is ``(..., Tq, dq)``, ``k`` is ``(..., Tk, dk)`` with the same leading (batch)
+    dimensions, both floating point of one dtype. ``dq``/``dk`` fix the feature sizes (a
+    module's input widths); ``same_dim=True`` requires ``dq == dk`` (dot-product scores).
+    """
+    check_floating(q, "q")
+    check_floating(k, "k")
+    check_same_dtype("q", q, "k", k)
+    qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq})
+    if same_dim:
+        dk = qd["dq"]
+    kd = check_shape(k, "k", "... Tk dk", sizes=None if dk is None else {"dk": dk})
+    if qd["..."] != kd["..."]:
+        raise ValueError("q and k must share their leading (batch) dimensions, got q "
+                         f"{tuple(q.shape)} and k {tuple(k.shape)}")
+    return {"Tq": qd["Tq"], "dq": qd["dq"], "Tk": kd["Tk"], "dk": kd["dk"]}
+
+
+def default_scale(d: int) -> float:
+    """The scaled dot product's factor ``1/sqrt(d)`` (Vaswani et al. 2017)."""
+    return 1.0 / math.sqrt(d)
+
+
+def dot_score(q: Tensor, k: Tensor) -> Tensor:
+    """Dot-product score ``e_{t,i} = q_t^T k_i`` (Luong et al. 2015).
+
+    q (..., Tq, d), k (..., Tk, d) -> e (..., Tq, Tk).
+    """
+    check_query_key(q, k, same_dim=True)
+    return q @ k.transpose(-2, -1)  # (..., Tq, Tk)
+
+
+def scaled_dot_score(q: Tensor, k: Tensor, scale: float | None = None) -> Tensor:
+    """Scaled dot-product score ``e_{t,i} = s * q_t^T k_i`` with ``s = 1/sqrt(d)`` by default.
+
+    q (..., Tq, d), k (..., Tk, d) -> e (..., Tq, Tk). ``scale`` overrides ``s`` (any finite
+    real number; ``0`` gives uniform attention).
+    """
+    dims = check_query_key(q, k, same_dim=True)
+    if scale is None:
+        scale = default_scale(dims["dq"])
+    elif not isinstance(scale, Real) or isinstance(scale, bool):
+        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
+    elif not math.isfinite(scale):
+        raise ValueError(f"scale must be finite, got {scale}")
+    return float(scale) * (q @ k.transpose(-2, -1))  # (..., Tq, Tk)
+
+
+class BilinearScore(nn.Module):
+    """General (bilinear) score ``e_{t,i} = q_t^T W k_i`` with ``W`` of shape ``(d_q, d_k)``.
+
+    Luong et al. (2015) call it "general"; with ``W = I`` it is the dot score.
+    """
+
+    def __init__(self, d_q: int, d_k: int) -> None:
+        super().__init__()
+        check_int(d_q, "d_q")
+        check_int(d_k, "d_k")
+        self.weight = nn.Parameter(torch.empty(d_q, d_k))
+        nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        check_query_key(q, k, dq=self.weight.shape[0], dk=self.weight.shape[1])
+        return q @ self.weight @ k.transpose(-2, -1)  # (..., Tq, dk) @ (..., dk, Tk)
+
+
+class AdditiveScore(nn.Module):
+    r"""Concat / additive score of Bahdanau et al. (2015).
+
+    .. math::
+
+        e_{t,i} = w^\top \tanh\big(W [q_t; k_i] + b\big)
+                = w^\top \tanh\big(W_q q_t + W_k k_i + b\big),
+        \qquad W = [W_q \; W_k] \in \mathbb{R}^{h \times (d_q + d_k)}.
+
+    Splitting ``W`` into the blocks that multiply ``q`` and ``k`` projects each sequence once,
+    so the ``(Tq, Tk, h)`` tensor is formed by broadcasting a sum instead of concatenating all
+    pairs. ``bias`` adds ``b`` (Bahdanau et al. have none).
+    """
+
+    def __init__(self, d_q: int, d_k: int, d_hidden: int, bias: bool = False) -> None:
+        super().__init__()
+        for value, name in ((d_q, "d_q"), (d_k, "d_k"), (d_hidden, "d_hidden")):
+            check_int(value, name)
+        self.query = nn.Linear(d_q, d_hidden, bias=bias)  # W_q (and b)
+        self.key = nn.Linear(d_k, d_hidden, bias=False)  # W_k
+        self.w = nn.Linear(d_hidden, 1, bias=False)  # w^T
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        check_query_key(q, k, dq=self.query.in_features, dk=self.key.in_features)
+        hidden = self.query(q).unsqueeze(-2) + self.key(k).unsqueeze(-3)  # (..., Tq, Tk, h)
+        return self.w(torch.tanh(hidden)).squeeze(-1)  # (..., Tq, Tk)
+
+
+class MLPScore(nn.Module):
+    """MLP score ``e_{t,i} = MLP([q_t; k_i])``: a small network reads each concatenated pair.
+
+    ``hidden`` lists the hidden layer widths; each hidden layer is ``Linear`` then
+    ``activation()``, and a last ``Linear`` maps to one number. With one hidden layer, ``tanh``
+    and no biases this is :class:`AdditiveScore`.
+    """
+
+    def __init__(self, d_q: int, d_k: int, hidden: Sequence[int] = (32,),
+                 activation: type[nn.Module] = nn.ReLU, bias: bool = True) -> None:
+        super().__init__()
+        check_int(d_q, "d_q")
+        check_int(d_k, "d_k")
+        widths = [d_q + d_k, *hidden]
+        for width in hidden:
+            check_int(width, "each hidden width")
+        layers: list[nn.Module] = []
+        for n_in, n_out in zip(widths[:-1], widths[1:]):
+            layers += [nn.Linear(n_in, n_out, bias=bias), activation()]
+        layers.append(nn.Linear(widths[-1], 1, bias=bias))
+        self.d_q, self.d_k = d_q, d_k
+        self.mlp = nn.Sequential(*layers)
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        dims = check_query_key(q, k, dq=self.d_q, dk=self.d_k)
+        lead = q.shape[:-2]
+        pairs = torch.cat([  # (..., Tq, Tk, dq + dk): [q_t; k_i] for every pair
+            q.unsqueeze(-2).expand(*lead, dims["Tq"], dims["Tk"], dims["dq"]),
+            k.unsqueeze(-3).expand(*lead, dims["Tq"], dims["Tk"], dims["dk"]),
+        ], dim=-1)
+        return self.mlp(pairs).squeeze(-1)  # (..., Tq, Tk)
+
+
+class LocationScore(nn.Module):
+    """Location-based score of Luong et al. (2015): ``e_t = W q_t``, one score per position.
+
+    The query alone decides where to look; the keys only fix how many positions there are:
+    ``e_{t,i} = (W q_t)_i`` for ``i < Tk <= max_len``, ``W`` of shape ``(max_len, d_q)``.
+    """
+
+    def __init__(self, d_q: int, max_len: int) -> None:
+        super().__init__()
+        check_int(d_q, "d_q")
+        check_int(max_len, "max_len")
+        self.proj = nn.Linear(d_q, max_len, bias=False)
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        dims = check_query_key(q, k, dq=self.proj.in_features)
+        if dims["Tk"] > self.proj.out_features:
+            raise ValueError(f"k has Tk={dims['Tk']} positions, more than max_len="
+                             f"{self.proj.out_features}")
+        return self.proj(q)[..., : dims["Tk"]]  # (..., Tq, Tk)
