@@ -143,11 +143,12 @@ class FrameSlider:
         """
         controls = {}
         for name, values in self.params.items():
-            lo, hi = min(values, default=0), max(values, default=0)
-            if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
+            numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
+            lo, hi = (min(values), max(values)) if numeric else (None, None)
+            if numeric and all(isinstance(v, numbers.Integral) for v in values):
                 controls[name] = widgets.IntSlider(value=self.initial[name], min=lo, max=hi,
                                                    description=name, continuous_update=False)
-            elif all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values) and hi > lo:
+            elif numeric and hi > lo:
                 controls[name] = widgets.FloatSlider(value=self.initial[name], min=lo, max=hi,
                                                      step=(hi - lo) / 100, description=name,
                                                      continuous_update=False)

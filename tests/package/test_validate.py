@@ -69,3 +69,16 @@ def test_seed_all_is_reproducible():
     torch.testing.assert_close(a[2], b[2])
     with pytest.raises(TypeError):
         seed_all(1.5)
+
+
+def test_seed_all_pins_the_thread_count():
+    before = torch.get_num_threads()
+    try:
+        seed_all(0, threads=1)
+        assert torch.get_num_threads() == 1
+        seed_all(0, threads=None)
+        assert torch.get_num_threads() == 1
+        with pytest.raises(ValueError, match="threads"):
+            seed_all(0, threads=0)
+    finally:
+        torch.set_num_threads(before)

@@ -76,3 +76,11 @@ def test_plots_use_the_book_colour_maps():
     with pytest.raises(ValueError, match="2-D"):
         plot_attention(torch.zeros(2, 2, 2))
     plt.close("all")
+
+
+def test_live_sliders_accept_mixed_values():
+    demo = FrameSlider(lambda mode: draw(0.5, 0 if mode == "none" else mode), mode=["none", 2, 5])
+    live = demo.live()
+    assert type(live.children[0]).__name__ == "SelectionSlider"
+    live.children[0].value = 5
+    assert bytes(live.children[-1].value).startswith(b"\x89PNG")
