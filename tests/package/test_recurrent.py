@@ -1,0 +1,256 @@
+"""seqlearn.recurrent: ElmanRNN against torch.nn.RNN, NARX and Jordan against explicit loops."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from seqlearn.recurrent import (NARX, ElmanCell, ElmanRNN, JordanNetwork, exponential_trace,
+                                past_window, scan_cell)
+
+FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None)
+F64 = torch.float64
+
+
+def rand(*shape: int, seed: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=F64)
+
+
+@st.composite
+def rnn_cases(draw: st.DrawFn) -> dict:
+    return dict(B=draw(st.integers(1, 3)), T=draw(st.integers(1, 7)), D=draw(st.integers(1, 4)),
+                H=draw(st.integers(1, 5)), L=draw(st.integers(1, 3)),
+                bidirectional=draw(st.booleans()), bias=draw(st.booleans()),
+                nonlinearity=draw(st.sampled_from(["tanh", "relu"])),
+                seed=draw(st.integers(0, 10_000)))
+
+
+@FAST
+@given(rnn_cases(), st.booleans())
+def test_elman_from_torch_outputs_states_and_gradients(c: dict, give_h0: bool) -> None:
+    torch.manual_seed(c["seed"])
+    ref = nn.RNN(c["D"], c["H"], c["L"], nonlinearity=c["nonlinearity"], bias=c["bias"],
+                 batch_first=True, bidirectional=c["bidirectional"]).double()
+    ours = ElmanRNN.from_torch(ref)
+    dirs = 2 if c["bidirectional"] else 1
+    x = rand(c["B"], c["T"], c["D"], seed=c["seed"])
+    h0 = rand(c["L"] * dirs, c["B"], c["H"], seed=c["seed"] + 1) if give_h0 else None
+    results = []
+    for model in (ref, ours):
+        xg = x.clone().requires_grad_()
+        hg = None if h0 is None else h0.clone().requires_grad_()
+        y, h_n = model(xg, hg)
+        weights = rand(*y.shape, seed=c["seed"] + 2)  # a random linear loss on y and h_n
+        loss = (weights * y).sum() + (h_n ** 2).sum()
+        loss.backward()
+        results.append((y, h_n, xg.grad, None if hg is None else hg.grad))
+    (y1, h1, gx1, gh1), (y2, h2, gx2, gh2) = results
+    assert y2.shape == (c["B"], c["T"], dirs * c["H"]) and h2.shape == (c["L"] * dirs, c["B"], c["H"])
+    torch.testing.assert_close(y2, y1, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(h2, h1, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(gx2, gx1, rtol=1e-10, atol=1e-12)
+    if give_h0:
+        torch.testing.assert_close(gh2, gh1, rtol=1e-10, atol=1e-12)
+    # parameter gradients, matched by torch's names
+    for k, cell in enumerate(ours.cells):
+        layer, direction = divmod(k, dirs)
+        suffix = f"_l{layer}" + ("_reverse" if direction else "")
+        for name in ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if c["bias"] else ()):
+            torch.testing.assert_close(getattr(cell, name).grad, getattr(ref, name + suffix).grad,
+                                       rtol=1e-10, atol=1e-12)
+
+
+def test_elman_default_state_is_zero_and_float32_works() -> None:
+    torch.manual_seed(0)
+    ref = nn.RNN(3, 4, 2, batch_first=True, bidirectional=True)
+    ours = ElmanRNN.from_torch(ref)
+    x = torch.randn(2, 6, 3)
+    torch.testing.assert_close(ours(x)[0], ref(x)[0])
+    torch.testing.assert_close(ours(x)[1], ours(x, torch.zeros(4, 2, 4))[1])
+
+
+def test_elman_cell_matches_rnn_cell() -> None:
+    torch.manual_seed(1)
+    ref = nn.RNNCell(3, 5, nonlinearity="relu").double()
+    cell = ElmanCell(3, 5, nonlinearity="relu").double()
+    cell.load_state_dict(ref.state_dict())
+    x, h = rand(4, 3, seed=0), rand(4, 5, seed=1)
+    torch.testing.assert_close(cell(x, h), ref(x, h))
+    torch.testing.assert_close(cell(x), ref(x))
+
+
+def test_elman_is_the_seed_004_recurrence() -> None:
+    """h(t) = tanh(W1 x(t) + W11 h(t-1) + b1), written as a plain loop over time."""
+    torch.manual_seed(2)
+    net = ElmanRNN(3, 4).double()
+    cell = net.cells[0]
+    W1, W11, b1 = cell.weight_ih, cell.weight_hh, cell.bias_ih + cell.bias_hh
+    x, h = rand(2, 9, 3, seed=3), rand(1, 2, 4, seed=4)
+    y, h_n = net(x, h)
+    state = h[0]
+    for t in range(9):
+        state = torch.tanh(x[:, t] @ W1.T + state @ W11.T + b1)
+        torch.testing.assert_close(y[:, t], state)
+    torch.testing.assert_close(h_n[0], state)
+
+
+def test_backward_direction_is_the_forward_one_on_the_reversed_sequence() -> None:
+    torch.manual_seed(3)
+    cell = ElmanCell(2, 3).double()
+    x, h0 = rand(2, 8, 2, seed=5), rand(2, 3, seed=6)
+    y_rev, (h_rev,) = scan_cell(cell, x, (h0,), reverse=True)
+    y_fwd, (h_fwd,) = scan_cell(cell, x.flip(1), (h0,))
+    torch.testing.assert_close(y_rev, y_fwd.flip(1))
+    torch.testing.assert_close(h_rev, h_fwd)
+
+
+def test_past_window_is_a_tapped_delay_line() -> None:
+    x = rand(2, 6, 3, seed=7)
+    win = past_window(x, 3)  # (B, T, 3 * D)
+    padded = torch.cat([torch.zeros(2, 2, 3, dtype=F64), x], dim=1)
+    for t in range(6):
+        torch.testing.assert_close(win[:, t], padded[:, t:t + 3].flatten(1))
+
+
+def narx_loop(net: NARX, x: torch.Tensor, y_feedback: torch.Tensor | None = None) -> torch.Tensor:
+    """NARX written out: explicit windows, one time step at a time."""
+    B, T, D = x.shape
+    p, q, O = net.input_window, net.output_window, net.output_size
+    A, b = net.from_inputs.weight, net.from_inputs.bias
+    C, c = net.readout.weight, net.readout.bias
+    ys: list[torch.Tensor] = []
+    for t in range(T):
+        xs = [x[:, s] if s >= 0 else torch.zeros(B, D, dtype=x.dtype) for s in range(t - p + 1, t + 1)]
+        z = torch.cat(xs, dim=1) @ A.T + b
+        if q:
+            source = ys if y_feedback is None else list(y_feedback.unbind(1))
+            past = [source[s] if s >= 0 else torch.zeros(B, O, dtype=x.dtype) for s in range(t - q, t)]
+            z = z + torch.cat(past, dim=1) @ net.from_outputs.weight.T
+        ys.append(torch.tanh(z) @ C.T + c)
+    return torch.stack(ys, dim=1)
+
+
+@FAST
+@given(st.integers(1, 3), st.integers(1, 8), st.integers(1, 3), st.integers(1, 4),
+       st.integers(1, 3), st.integers(1, 4), st.integers(0, 3), st.integers(0, 10_000))
+def test_narx_matches_explicit_loop(B: int, T: int, D: int, H: int, O: int, p: int, q: int,
+                                    seed: int) -> None:
+    torch.manual_seed(seed)
+    net = NARX(D, H, O, input_window=p, output_window=q).double()
+    x = rand(B, T, D, seed=seed)
+    torch.testing.assert_close(net(x), narx_loop(net, x), rtol=1e-12, atol=1e-12)
+    y_true = rand(B, T, O, seed=seed + 1)
+    torch.testing.assert_close(net(x, y_true), narx_loop(net, x, y_true), rtol=1e-12, atol=1e-12)
+
+
+def test_narx_response_finite_without_feedback_infinite_with_it() -> None:
+    torch.manual_seed(4)
+    x = torch.zeros(1, 30, 1, dtype=F64)
+    bump = x.clone()
+    bump[0, 5, 0] = 1.0
+    for q, expect_finite in ((0, True), (2, False)):
+        net = NARX(1, 6, 1, input_window=3, output_window=q).double()
+        with torch.no_grad():
+            change = (net(bump) - net(x)).abs()[0, :, 0]
+        assert torch.all(change[:5] == 0)  # causal: nothing before the bump
+        if expect_finite:
+            assert torch.all(change[8:] == 0)  # the window of 3 has passed: t = 5, 6, 7 only
+        else:
+            assert torch.all(change[8:15] > 0)  # fed-back outputs carry it on
+
+
+def jordan_loop(net: JordanNetwork, x: torch.Tensor, mu: float) -> torch.Tensor:
+    B, T, _ = x.shape
+    c = torch.zeros(B, net.output_size, dtype=x.dtype)
+    y = torch.zeros(B, net.output_size, dtype=x.dtype)
+    ys = []
+    for t in range(T):
+        c = mu * c + y
+        h = torch.tanh(x[:, t] @ net.from_inputs.weight.T + net.from_inputs.bias
+                       + c @ net.from_context.weight.T)
+        y = h @ net.readout.weight.T + net.readout.bias
+        ys.append(y)
+    return torch.stack(ys, dim=1)
+
+
+@FAST
+@given(st.integers(1, 3), st.integers(1, 8), st.integers(1, 3), st.integers(1, 4),
+       st.integers(1, 3), st.sampled_from([0.0, 0.3, 0.9]), st.integers(0, 10_000))
+def test_jordan_matches_explicit_loop(B: int, T: int, D: int, H: int, O: int, mu: float,
+                                      seed: int) -> None:
+    torch.manual_seed(seed)
+    net = JordanNetwork(D, H, O, mu=mu).double()
+    x = rand(B, T, D, seed=seed)
+    y, c = net(x)
+    torch.testing.assert_close(y, jordan_loop(net, x, mu), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(c, exponential_trace(y, mu))  # the context is the trace of y
+
+
+def test_exponential_trace_closed_form() -> None:
+    y, c0, mu = rand(2, 10, 3, seed=8), rand(2, 3, seed=9), 0.7
+    c = exponential_trace(y, mu, c0)
+    for t in range(10):
+        expected = mu ** t * c0 + sum(mu ** (k - 1) * y[:, t - k] for k in range(1, t + 1))
+        torch.testing.assert_close(c[:, t], expected)
+
+
+def test_jordan_memory_is_not_learned() -> None:
+    torch.manual_seed(5)
+    net = JordanNetwork(2, 4, 1, mu=0.6)
+    assert all("mu" not in name for name, _ in net.named_parameters())
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    net(torch.randn(3, 5, 2))[0].pow(2).sum().backward()
+    opt.step()
+    assert net.mu == 0.6
+
+
+def test_validation_errors() -> None:
+    net = ElmanRNN(3, 4, num_layers=2, bidirectional=True)
+    x = torch.randn(2, 5, 3)
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, D=3\), got \(2, 5, 4\)"):
+        net(torch.randn(2, 5, 4))
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, D=3\), got \(5, 3\)"):
+        net(torch.randn(5, 3))
+    with pytest.raises(ValueError, match="at least one time step"):
+        net(torch.randn(2, 0, 3))
+    with pytest.raises(TypeError, match="same dtype"):
+        net(x.double())
+    with pytest.raises(TypeError, match="floating-point"):
+        net(x.long())
+    with pytest.raises(ValueError, match=r"h0 must have shape \(LD=4, B=2, H=4\), got \(2, 2, 4\)"):
+        net(x, torch.zeros(2, 2, 4))
+    with pytest.raises(TypeError, match="same dtype"):
+        net(x, torch.zeros(4, 2, 4, dtype=F64))
+    with pytest.raises(ValueError, match="nonlinearity must be one of"):
+        ElmanRNN(3, 4, nonlinearity="sigmoid")
+    with pytest.raises(ValueError, match="hidden_size must be >= 1"):
+        ElmanRNN(3, 0)
+    with pytest.raises(TypeError, match="num_layers must be an int"):
+        ElmanRNN(3, 4, num_layers=2.0)
+    with pytest.raises(TypeError, match="bidirectional must be a bool"):
+        ElmanRNN(3, 4, bidirectional=1)
+    with pytest.raises(TypeError, match="bias must be a bool"):
+        ElmanRNN(3, 4, bias="yes")
+    with pytest.raises(ValueError, match="batch_first=True"):
+        ElmanRNN.from_torch(nn.RNN(3, 4))
+    with pytest.raises(TypeError, match="torch.nn.RNN"):
+        ElmanRNN.from_torch(nn.GRU(3, 4, batch_first=True))
+    with pytest.raises(ValueError, match="dropout"):
+        ElmanRNN.from_torch(nn.RNN(3, 4, 2, batch_first=True, dropout=0.5))
+    with pytest.raises(ValueError, match=r"h must have shape \(B=2, H=4\)"):
+        ElmanCell(3, 4)(torch.randn(2, 3), torch.randn(3, 4))
+    with pytest.raises(ValueError, match="mu must be a number in"):
+        JordanNetwork(2, 3, 1, mu=1.0)
+    with pytest.raises(ValueError, match="nonlinearity must be one of"):
+        JordanNetwork(2, 3, 1, nonlinearity="sigmoid")
+    with pytest.raises(ValueError, match=r"c0 must have shape \(B=2, O=1\)"):
+        JordanNetwork(2, 3, 1)(torch.randn(2, 4, 2), torch.zeros(2, 2))
+    with pytest.raises(ValueError, match="output_window must be >= 0"):
+        NARX(2, 3, 1, output_window=-1)
+    with pytest.raises(ValueError, match=r"y_feedback must have shape \(B=2, T=4, O=1\)"):
+        NARX(2, 3, 1)(torch.randn(2, 4, 2), torch.randn(2, 3, 1))
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, D=2\)"):
+        NARX(2, 3, 1)(torch.randn(2, 4, 3))
