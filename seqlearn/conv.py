@@ -27,16 +27,7 @@ from typing import Callable
 
 import torch
 
-from seqlearn.validate import check_floating, check_same_dtype, check_shape
-
-
-def _check_int(value: object, name: str, minimum: int) -> int:
-    """Return ``value`` if it is an int >= ``minimum``; raise ``TypeError``/``ValueError`` otherwise."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
+from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
 
 
 def _check_sequence(x: torch.Tensor, name: str = "x") -> dict[str, int]:
@@ -54,11 +45,11 @@ def output_length(length: int, kernel_size: int, stride: int = 1, padding: int =
     ``k = kernel_size``, ``s = stride``, ``d = dilation``. Raises ``ValueError`` when the window
     does not fit even once into the padded sequence.
     """
-    _check_int(length, "length", 1)
-    _check_int(kernel_size, "kernel_size", 1)
-    _check_int(stride, "stride", 1)
-    _check_int(padding, "padding", 0)
-    _check_int(dilation, "dilation", 1)
+    check_int(length, "length", 1)
+    check_int(kernel_size, "kernel_size", 1)
+    check_int(stride, "stride", 1)
+    check_int(padding, "padding", 0)
+    check_int(dilation, "dilation", 1)
     span = dilation * (kernel_size - 1) + 1  # samples covered by one window
     padded = length + 2 * padding  # the seed's "l + 2a"
     if span > padded:
@@ -72,8 +63,8 @@ def pad1d(x: torch.Tensor, left: int, right: int, value: float = 0.0) -> torch.T
 
     ``x`` may have any leading dimensions: ``(..., T) -> (..., left + T + right)``.
     """
-    _check_int(left, "left", 0)
-    _check_int(right, "right", 0)
+    check_int(left, "left", 0)
+    check_int(right, "right", 0)
     fill = x.new_full((*x.shape[:-1], left + x.shape[-1] + right), value)
     fill[..., left:left + x.shape[-1]] = x
     return fill
@@ -125,7 +116,7 @@ def insert_zeros(x: torch.Tensor, factor: int) -> torch.Tensor:
     ``z[..., i * factor] = x[..., i]`` and zero elsewhere: ``(B, C, T) -> (B, C, (T - 1) * factor + 1)``.
     """
     dims = _check_sequence(x)
-    _check_int(factor, "factor", 1)
+    check_int(factor, "factor", 1)
     z = x.new_zeros((dims["B"], dims["C"], (dims["T"] - 1) * factor + 1))
     z[:, :, ::factor] = x
     return z
@@ -150,10 +141,10 @@ def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
     dims = _check_sequence(x)
     check_shape(weight, "weight", "C_in C_out k", sizes={"C_in": dims["C"]})
     check_same_dtype("x", x, "weight", weight)
-    _check_int(stride, "stride", 1)
-    _check_int(padding, "padding", 0)
-    _check_int(dilation, "dilation", 1)
-    _check_int(output_padding, "output_padding", 0)
+    check_int(stride, "stride", 1)
+    check_int(padding, "padding", 0)
+    check_int(dilation, "dilation", 1)
+    check_int(output_padding, "output_padding", 0)
     if output_padding >= max(stride, dilation):
         raise ValueError(f"output_padding must be smaller than stride ({stride}) or dilation "
                          f"({dilation}), got {output_padding}")
@@ -177,8 +168,8 @@ def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
 def _pool_windows(x: torch.Tensor, kernel_size: int, stride: int | None, padding: int,
                   dilation: int, pad_value: float) -> torch.Tensor:
     """Windows for pooling; ``stride`` defaults to ``kernel_size`` as in torch."""
-    _check_int(kernel_size, "kernel_size", 1)
-    _check_int(padding, "padding", 0)
+    check_int(kernel_size, "kernel_size", 1)
+    check_int(padding, "padding", 0)
     if 2 * padding > kernel_size:
         raise ValueError(f"padding must be at most half of kernel_size, got padding={padding} "
                          f"and kernel_size={kernel_size}")
@@ -236,8 +227,8 @@ def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: int,
 
 def impulse(length: int, at: int = 0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """The unit impulse ``delta[t] = 1 if t == at else 0`` as a ``(1, 1, length)`` sequence."""
-    _check_int(length, "length", 1)
-    _check_int(at, "at", 0)
+    check_int(length, "length", 1)
+    check_int(at, "at", 0)
     if at >= length:
         raise ValueError(f"at must be < length ({length}), got {at}")
     delta = torch.zeros(1, 1, length, dtype=dtype)
@@ -267,6 +258,6 @@ def causal_conv1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | No
     """
     _check_sequence(x)
     check_shape(weight, "weight", "C_out C_in k")
-    _check_int(dilation, "dilation", 1)
+    check_int(dilation, "dilation", 1)
     reach = dilation * (weight.shape[-1] - 1)
     return conv1d(pad1d(x, reach, 0), weight, bias, dilation=dilation)

@@ -26,9 +26,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seqlearn.conv import _check_int, pad1d, unfold1d
+from seqlearn.conv import pad1d, unfold1d
 from seqlearn.scan import linear_scan
-from seqlearn.validate import check_floating, check_same_dtype, check_shape
+from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "tanh": torch.tanh,
@@ -60,7 +60,7 @@ def past_window(seq: torch.Tensor, width: int) -> torch.Tensor:
     ``[seq_{t-width+1}, ..., seq_{t-1}, seq_t]``. This is the input of a causal convolution
     (see ``seqlearn.conv.causal_conv1d``), i.e. a tapped delay line.
     """
-    _check_int(width, "width", 1)
+    check_int(width, "width", 1)
     by_channel = pad1d(seq.transpose(1, 2), width - 1, 0)  # (B, D, width - 1 + T)
     windows = unfold1d(by_channel, width)  # (B, D, T, width)
     return windows.permute(0, 2, 3, 1).flatten(2)  # (B, T, width * D)
@@ -83,11 +83,11 @@ class NARX(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, output_size: int,
                  input_window: int = 2, output_window: int = 2) -> None:
         super().__init__()
-        self.input_size = _check_int(input_size, "input_size", 1)
-        self.hidden_size = _check_int(hidden_size, "hidden_size", 1)
-        self.output_size = _check_int(output_size, "output_size", 1)
-        self.input_window = _check_int(input_window, "input_window", 1)
-        self.output_window = _check_int(output_window, "output_window", 0)
+        self.input_size = check_int(input_size, "input_size", 1)
+        self.hidden_size = check_int(hidden_size, "hidden_size", 1)
+        self.output_size = check_int(output_size, "output_size", 1)
+        self.input_window = check_int(input_window, "input_window", 1)
+        self.output_window = check_int(output_window, "output_window", 0)
         self.from_inputs = nn.Linear(input_window * input_size, hidden_size)  # A, b
         self.from_outputs = (nn.Linear(output_window * output_size, hidden_size, bias=False)
                              if output_window else None)  # B (none without feedback)
@@ -167,9 +167,9 @@ class JordanNetwork(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, output_size: int, mu: float = 0.5,
                  nonlinearity: str = "tanh", output_nonlinearity: str = "identity") -> None:
         super().__init__()
-        self.input_size = _check_int(input_size, "input_size", 1)
-        self.hidden_size = _check_int(hidden_size, "hidden_size", 1)
-        self.output_size = _check_int(output_size, "output_size", 1)
+        self.input_size = check_int(input_size, "input_size", 1)
+        self.hidden_size = check_int(hidden_size, "hidden_size", 1)
+        self.output_size = check_int(output_size, "output_size", 1)
         if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not 0 <= mu < 1:
             raise ValueError(f"mu must be a number in [0, 1) so that the memory decays, got {mu!r}")
         self.f = _activation(nonlinearity, ("tanh", "relu"))
@@ -215,8 +215,8 @@ class ElmanCell(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", *, generator: torch.Generator | None = None) -> None:
         super().__init__()
-        self.input_size = _check_int(input_size, "input_size", 1)
-        self.hidden_size = _check_int(hidden_size, "hidden_size", 1)
+        self.input_size = check_int(input_size, "input_size", 1)
+        self.hidden_size = check_int(hidden_size, "hidden_size", 1)
         self.f = _activation(nonlinearity, ("tanh", "relu"))
         self.nonlinearity = nonlinearity
         self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size))  # (H, D)
@@ -317,9 +317,9 @@ class StackedRNN(nn.Module):
     def __init__(self, make_cell: Callable[[int], nn.Module], input_size: int, hidden_size: int,
                  num_layers: int, bidirectional: bool) -> None:
         super().__init__()
-        self.input_size = _check_int(input_size, "input_size", 1)
-        self.hidden_size = _check_int(hidden_size, "hidden_size", 1)
-        self.num_layers = _check_int(num_layers, "num_layers", 1)
+        self.input_size = check_int(input_size, "input_size", 1)
+        self.hidden_size = check_int(hidden_size, "hidden_size", 1)
+        self.num_layers = check_int(num_layers, "num_layers", 1)
         if not isinstance(bidirectional, bool):
             raise TypeError(f"bidirectional must be a bool, got {type(bidirectional).__name__}")
         self.bidirectional = bidirectional

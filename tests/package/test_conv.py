@@ -200,7 +200,7 @@ def test_validation_errors() -> None:
         conv.conv1d(x, w, rand(3, seed=3))
     with pytest.raises(ValueError, match="does not fit"):
         conv.conv1d(x, rand(4, 3, 11, seed=4))
-    with pytest.raises(ValueError, match="stride must be >= 1"):
+    with pytest.raises(ValueError, match="stride must be positive"):
         conv.conv1d(x, w, stride=0)
     with pytest.raises(TypeError, match="padding must be an int"):
         conv.conv1d(x, w, padding=1.5)
@@ -212,7 +212,7 @@ def test_validation_errors() -> None:
         conv.max_pool1d(x, 3, padding=2)
     with pytest.raises(ValueError, match="at most half of kernel_size"):
         conv.avg_pool1d(x, 2, padding=2)
-    with pytest.raises(ValueError, match="length must be >= 1"):
+    with pytest.raises(ValueError, match="length must be positive"):
         conv.output_length(0, 3)
     with pytest.raises(ValueError, match="at must be < length"):
         conv.impulse(5, at=5)

@@ -226,7 +226,7 @@ def test_validation_errors() -> None:
         net(x, torch.zeros(4, 2, 4, dtype=F64))
     with pytest.raises(ValueError, match="nonlinearity must be one of"):
         ElmanRNN(3, 4, nonlinearity="sigmoid")
-    with pytest.raises(ValueError, match="hidden_size must be >= 1"):
+    with pytest.raises(ValueError, match="hidden_size must be positive"):
         ElmanRNN(3, 0)
     with pytest.raises(TypeError, match="num_layers must be an int"):
         ElmanRNN(3, 4, num_layers=2.0)
@@ -248,7 +248,7 @@ def test_validation_errors() -> None:
         JordanNetwork(2, 3, 1, nonlinearity="sigmoid")
     with pytest.raises(ValueError, match=r"c0 must have shape \(B=2, O=1\)"):
         JordanNetwork(2, 3, 1)(torch.randn(2, 4, 2), torch.zeros(2, 2))
-    with pytest.raises(ValueError, match="output_window must be >= 0"):
+    with pytest.raises(ValueError, match="output_window must be at least 0"):
         NARX(2, 3, 1, output_window=-1)
     with pytest.raises(ValueError, match=r"y_feedback must have shape \(B=2, T=4, O=1\)"):
         NARX(2, 3, 1)(torch.randn(2, 4, 2), torch.randn(2, 3, 1))
