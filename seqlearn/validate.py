@@ -85,3 +85,11 @@ def check_int(value: Any, name: str, minimum: int = 1) -> int:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
         raise ValueError(f"{name} must be {bound}, got {value}")
     return int(value)
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """Raise ``TypeError`` unless ``rng`` is a NumPy ``Generator`` (the data sets' explicit randomness)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
+    return rng

@@ -1,0 +1,39 @@
+"""Gradient-norm clipping (Pascanu et al. 2013, Algorithm 1) for dictionaries of NumPy gradients.
+
+eq-bptt-clip: with ``g`` all gradients stacked into one vector and a threshold ``c``::
+
+    g <- g * min(1, c / (||g|| + eps))
+
+The direction of the step is kept; only its length is capped. ``eps = 1e-6`` as in
+``torch.nn.utils.clip_grad_norm_``, so both give the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqlearn.validate import check_finite
+
+
+def global_norm(grads: dict[str, np.ndarray]) -> float:
+    """The Euclidean norm of all arrays in ``grads`` taken together, ``sqrt(sum_k ||g_k||^2)``."""
+    if not isinstance(grads, dict) or not grads:
+        raise TypeError(f"grads must be a non-empty dict of arrays, got {type(grads).__name__}")
+    for name, g in grads.items():
+        if not isinstance(g, np.ndarray):
+            raise TypeError(f"grads[{name!r}] must be a numpy.ndarray, got {type(g).__name__}")
+        check_finite(g, f"grads[{name!r}]")
+    return float(np.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
+
+
+def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float,
+                   eps: float = 1e-6) -> tuple[dict[str, np.ndarray], float]:
+    """Rescale ``grads`` to global norm at most ``max_norm``; return ``(clipped, norm)``.
+
+    ``norm`` is the global norm *before* clipping. The input dictionary is not modified.
+    """
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be positive, got {max_norm!r}")
+    norm = global_norm(grads)
+    factor = min(1.0, max_norm / (norm + eps))
+    return {k: g * factor for k, g in grads.items()}, norm

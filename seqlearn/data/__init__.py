@@ -1,0 +1,6 @@
+"""Synthetic data sets generated in code (no downloads)."""
+
+from seqlearn.data.brackets import (  # noqa: F401
+    VOCAB as BRACKET_VOCAB, balanced_string, bracket_dataset, bracket_strings, encode_brackets,
+    hard_negative, is_balanced, nesting_depth, running_count)
+from seqlearn.data.recall import recall_batches, recall_dataset, recall_tokens, recall_vocab_size  # noqa: F401

@@ -1,0 +1,137 @@
+"""seqlearn.data.brackets: the generator keeps its promises (balance, depth, length, hard negatives)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seqlearn.data import (BRACKET_VOCAB, balanced_string, bracket_dataset, bracket_strings,
+                           encode_brackets, hard_negative, is_balanced, nesting_depth, running_count)
+
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+def brute_force_balanced(s: str) -> bool:
+    """Independent reference: delete "()" pairs (ignoring fillers) until nothing changes."""
+    t = s.replace("x", "")
+    while "()" in t:
+        t = t.replace("()", "")
+    return t == ""
+
+
+def test_predicates_on_known_strings():
+    assert running_count("(()x)").tolist() == [1, 2, 1, 1, 0]
+    assert [is_balanced(s) for s in ["", "()", "(())()", "x(x)x", ")(", "(()", "())(()"]] == \
+        [True, True, True, True, False, False, False]
+    assert [nesting_depth(s) for s in ["", "xx", "()()", "((()))", "(()())", "))"]] == [0, 0, 1, 3, 2, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS, st.integers(1, 40), st.integers(1, 6), st.sampled_from([0.0, 0.25, 0.5]))
+def test_balanced_strings(seed, half, max_depth, fill):
+    rng = np.random.default_rng(seed)
+    length = 2 * half + (1 if fill and seed % 2 else 0)
+    if fill and length * (1 - fill) < 2.5:
+        length += 4
+    s = balanced_string(length, rng, max_depth=max_depth, fill=fill)
+    assert len(s) == length
+    assert set(s) <= set(BRACKET_VOCAB)
+    assert is_balanced(s) and brute_force_balanced(s)
+    assert 1 <= nesting_depth(s) <= max_depth
+    assert abs(s.count("x") - fill * length) <= 1.5  # rounded, then made even
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS, st.integers(2, 40), st.integers(1, 6), st.sampled_from([0.0, 0.3]), st.sampled_from(["flip", "swap"]))
+def test_hard_negatives(seed, half, max_depth, fill, kind):
+    rng = np.random.default_rng(seed)
+    s = balanced_string(2 * half + 4 * (fill > 0), rng, max_depth=max_depth, fill=fill)
+    u = hard_negative(s, rng, kind=kind, max_depth=max_depth)
+    assert not is_balanced(u) and not brute_force_balanced(u)
+    assert len(u) == len(s) and nesting_depth(u) <= max_depth
+    assert [k for k, ch in enumerate(u) if ch == "x"] == [k for k, ch in enumerate(s) if ch == "x"]
+    changed = [k for k in range(len(s)) if s[k] != u[k]]
+    if len(changed) == 2:  # a swap: same numbers of "(" and ")", the count dips below zero
+        assert sorted(u[k] for k in changed) == ["(", ")"]
+        assert u.count("(") == u.count(")") and running_count(u).min() < 0
+    else:                  # a flip: the final count is +-2
+        assert len(changed) == 1 and abs(int(running_count(u)[-1])) == 2
+    brackets_s, brackets_u = s.replace("x", ""), u.replace("x", "")
+    assert (brackets_u[0], brackets_u[-1]) == (brackets_s[0], brackets_s[-1]) == ("(", ")")
+
+
+def test_swap_is_used_when_possible_and_flip_otherwise():
+    rng = np.random.default_rng(0)
+    assert hard_negative("(())", rng, kind="swap").count("(") == 1           # no inner swap: a flip
+    kinds = Counter(hard_negative("()()()()", rng, kind="swap").count("(") for _ in range(50))
+    assert kinds == {4: 50}
+
+
+def test_balanced_words_are_uniform():
+    """All 4 balanced words with 6 brackets and depth <= 2 come out equally often."""
+    rng = np.random.default_rng(0)
+    counts = Counter(balanced_string(6, rng, max_depth=2) for _ in range(4000))
+    assert set(counts) == {"()()()", "(())()", "()(())", "(()())"}
+    assert all(abs(c / 4000 - 0.25) < 0.03 for c in counts.values())
+
+
+def test_depth_bound_is_reached():
+    rng = np.random.default_rng(1)
+    depths = {nesting_depth(balanced_string(30, rng, max_depth=4)) for _ in range(200)}
+    assert max(depths) == 4 and min(depths) >= 1
+
+
+def test_dataset_labels_and_encoding():
+    rng = np.random.default_rng(0)
+    strings, labels = bracket_strings(101, 12, rng, max_depth=3)
+    assert labels.sum() in (50, 51) and labels.dtype == np.int64
+    assert all(is_balanced(s) == bool(y) for s, y in zip(strings, labels))
+    x = encode_brackets(strings)                                      # (B, T, 3)
+    assert x.shape == (101, 12, 3) and x.dtype == torch.float32
+    assert torch.equal(x.sum(-1), torch.ones(101, 12))
+    index = encode_brackets(strings, onehot=False)                    # (B, T)
+    assert index.dtype == torch.int64
+    assert ["".join(BRACKET_VOCAB[v] for v in row) for row in index.tolist()] == strings
+    assert torch.equal(x.argmax(-1), index)
+    x64, y = bracket_dataset(8, 10, np.random.default_rng(0), dtype=torch.float64)
+    assert x64.dtype == torch.float64 and y.shape == (8,) and y.dtype == torch.int64
+
+
+def test_seeded_generator_is_deterministic():
+    make = lambda seed: bracket_strings(20, 16, np.random.default_rng(seed), max_depth=3, fill=0.2)  # noqa: E731
+    a, b, c = make(5), make(5), make(6)
+    assert a[0] == b[0] and (a[1] == b[1]).all()
+    assert a[0] != c[0]
+
+
+def test_validation_errors():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="without filler the length must be even, got 7"):
+        balanced_string(7, rng)
+    with pytest.raises(ValueError, match="length must be an integer >= 2, got 1"):
+        balanced_string(1, rng)
+    with pytest.raises(ValueError, match=r"fill must be in \[0, 1\), got 1.5"):
+        balanced_string(10, rng, fill=1.5)
+    with pytest.raises(ValueError, match="max_depth must be an integer >= 1 or None, got 0"):
+        balanced_string(10, rng, max_depth=0)
+    with pytest.raises(ValueError, match="leaves fewer than 2 brackets"):
+        balanced_string(3, rng, fill=0.9)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        balanced_string(10, 0)
+    with pytest.raises(ValueError, match="hard_negative needs a balanced string"):
+        hard_negative("(()", rng)
+    with pytest.raises(ValueError, match="s has depth 2, more than max_depth=1"):
+        hard_negative("(())", rng, max_depth=1)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        bracket_strings(4, 6, rng, kind="insert")
+    with pytest.raises(ValueError, match=r"may only hold characters .*got \['\{'\]"):
+        encode_brackets(["({)"])
+    with pytest.raises(ValueError, match=r"same length, got lengths \[2, 4\]"):
+        encode_brackets(["()", "(())"])
+    with pytest.raises(TypeError, match="expected a string"):
+        is_balanced(["(", ")"])
