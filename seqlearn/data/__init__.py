@@ -3,4 +3,5 @@
 from seqlearn.data.brackets import (  # noqa: F401
     VOCAB as BRACKET_VOCAB, balanced_string, bracket_dataset, bracket_strings, encode_brackets,
     hard_negative, is_balanced, nesting_depth, running_count)
+from seqlearn.data.hold import sample_and_hold  # noqa: F401
 from seqlearn.data.recall import recall_batches, recall_dataset, recall_tokens, recall_vocab_size  # noqa: F401
