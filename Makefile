@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 180
 
-.PHONY: book test test-package test-notebooks test-browser browser-deps lab clean
+.PHONY: book test test-package test-notebooks test-browser browser-deps run-chapter lab clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ browser-deps:
 	    echo "The browser test needs Debian's chromium and chromium-driver: sudo apt-get install chromium chromium-driver"; exit 1; \
 	  fi; \
 	fi
+
+# Store a chapter's outputs from one clean top-to-bottom run (no timing metadata):
+#   make run-chapter NB=chapters/gru.ipynb
+run-chapter: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.store_widget_state=False $(NB)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab chapters

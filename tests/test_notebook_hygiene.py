@@ -62,6 +62,13 @@ def test_no_errors_or_warnings_in_outputs(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_timing_metadata(path: Path):
+    """Execution timestamps make every re-run a diff; run nbconvert with record_timing=False."""
+    timed = [i for i, c in enumerate(cells(path)) if "execution" in c.get("metadata", {})]
+    assert timed == [], f"{path.name}: cells {timed} store execution timings"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_small(path: Path):
     assert path.stat().st_size < MAX_BYTES, f"{path.name} is {path.stat().st_size} bytes"
 
