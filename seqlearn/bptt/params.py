@@ -76,13 +76,17 @@ def check_array(a: Any, name: str, spec: str, bound: dict[str, int],
                 like: Array | None = None) -> None:
     """A finite floating NumPy array of shape ``spec``, sizes shared through ``bound``.
 
-    With ``like``, the dtype must equal that of ``like`` (the input ``x``).
+    Without ``like`` (the input ``x`` itself) the dtype must be float64; with ``like``, the
+    dtype must equal that of ``like``.
     """
     if not isinstance(a, np.ndarray):
         raise TypeError(f"{name} must be a numpy.ndarray, got {type(a).__name__}")
     check_floating(a, name)
     if like is not None:
         check_same_dtype(name, a, "x", like)
+    elif a.dtype != np.float64:
+        raise TypeError(f"{name} must be a float64 array (the hand-derived gradients are checked "
+                        f"to 1e-10 in float64), got dtype {a.dtype}")
     check_shape(a, name, spec, bound=bound)
     check_finite(a, name)
 

@@ -131,6 +131,8 @@ def test_validation_errors():
     with pytest.raises(TypeError, match="must be a floating-point array"):
         lstm_forward(x.astype(np.int64), h0, c0, params)
     with pytest.raises(TypeError, match="same dtype"):
+        lstm_forward(x, h0.astype(np.float32), c0, params)
+    with pytest.raises(TypeError, match="x must be a float64 array"):
         lstm_forward(x.astype(np.float32), h0, c0, params)
     with pytest.raises(TypeError, match="numpy.ndarray"):
         lstm_forward(torch.tensor(x), h0, c0, params)

@@ -211,6 +211,8 @@ def test_wrong_types_raise(setup):
         rnn_forward(torch.from_numpy(x), h0, params)
     with pytest.raises(TypeError, match="x must be a floating-point array, got dtype int64"):
         rnn_forward(x.astype(np.int64), h0, params)
+    with pytest.raises(TypeError, match="x must be a float64 array"):
+        rnn_forward(x.astype(np.float32), h0, params)
     with pytest.raises(TypeError, match="W11 and x must have the same dtype, got float32 and float64"):
         rnn_forward(x, h0, {**params, "W11": params["W11"].astype(np.float32)})
     with pytest.raises(TypeError, match="params must be a dict"):
