@@ -164,8 +164,9 @@ class MultiHeadAttention(nn.Module):
     causal=False) -> (out (B, Tq, d_model), weights (B, num_heads, Tq, Tk))``.
 
     ``mask`` is bool with **True = may attend** (torch's ``attn_mask`` uses True = blocked):
-    either ``(Tq, Tk)`` or 4-D broadcastable to ``(B, num_heads, Tq, Tk)``, e.g. key padding
-    ``(B, 1, 1, Tk)``. A 3-D mask is refused because it would broadcast ``B`` against the heads.
+    ``(Tq, Tk)``, ``(B, Tq, Tk)`` (one mask per sequence, shared by all heads; torch's 3-D
+    ``attn_mask`` is instead ``(B * num_heads, Tq, Tk)``) or 4-D broadcastable to
+    ``(B, num_heads, Tq, Tk)``, e.g. key padding ``(B, 1, 1, Tk)``.
     Unlike torch, a query with no allowed key gets output ``out_proj.bias`` (zero heads), not NaN.
     """
 
@@ -201,10 +202,13 @@ class MultiHeadAttention(nn.Module):
         check_shape(value, "value", "B Tk vdim",
                     sizes={"B": dims["B"], "Tk": dims["Tk"], "vdim": self.v_proj.in_features})
         if mask is not None:
+            if isinstance(mask, torch.Tensor) and mask.dim() == 3:
+                check_shape(mask, "a 3-D mask", "B Tq Tk", sizes={k: dims[k] for k in ("B", "Tq", "Tk")})
+                mask = mask[:, None]  # (B, 1, Tq, Tk): one mask per sequence, shared by the heads
             _check_mask(mask, torch.Size([dims["B"], self.num_heads, dims["Tq"], dims["Tk"]]))
             if mask.dim() not in (2, 4):
-                raise ValueError("mask must be (Tq, Tk) or 4-D broadcastable to (B, num_heads, "
-                                 f"Tq, Tk), e.g. (B, 1, 1, Tk); got {tuple(mask.shape)}")
+                raise ValueError("mask must be (Tq, Tk), (B, Tq, Tk) or 4-D broadcastable to "
+                                 f"(B, num_heads, Tq, Tk), e.g. (B, 1, 1, Tk); got {tuple(mask.shape)}")
         q = self._split_heads(self.q_proj(query))  # (B, heads, Tq, d_h)
         k = self._split_heads(self.k_proj(key))  # (B, heads, Tk, d_h)
         v = self._split_heads(self.v_proj(value))  # (B, heads, Tk, d_h)

@@ -318,6 +318,17 @@ def test_mha_equals_torch_key_padding_and_attn_mask(bias):
                        torch_kwargs=dict(attn_mask=~pattern, key_padding_mask=~keep))
 
 
+def test_mha_per_sequence_mask_equals_torch_per_head_mask():
+    """A (B, Tq, Tk) mask is shared by the heads; torch takes it repeated as (B * heads, Tq, Tk)."""
+    ref, ours = torch_pair(8, 2, bias=True, seed=4)
+    gen = torch.Generator().manual_seed(16)
+    x = torch.randn(3, 5, 8, generator=gen, **F64)
+    allowed = torch.rand(3, 5, 5, generator=gen) < 0.5
+    allowed[..., 0] = True
+    compare_with_torch(ref, ours, x, x, x, mask=allowed,
+                       torch_kwargs=dict(attn_mask=~allowed.repeat_interleave(2, dim=0)))
+
+
 def test_mha_from_torch_ignores_dropout_in_eval_and_keeps_dtype():
     torch.manual_seed(4)
     ref = torch.nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True).eval()
@@ -368,7 +379,8 @@ def test_mha_constructor_validation(args, error, match):
     (lambda m, x: m(x, x, x[:, :2]), ValueError, r"value must have shape \(B=2, Tk=3, vdim=8\)"),
     (lambda m, x: m(x.float(), x, x), TypeError, "query and the module's parameters must have the same dtype"),
     (lambda m, x: m(x, x.long(), x), TypeError, "key must be a floating-point"),
-    (lambda m, x: m(x, x, x, mask=torch.ones(2, 3, 3).bool()), ValueError, r"\(Tq, Tk\) or 4-D"),
+    (lambda m, x: m(x, x, x, mask=torch.ones(1, 3, 3).bool()), ValueError, r"a 3-D mask must have shape \(B=2, Tq=3, Tk=3\)"),
+    (lambda m, x: m(x, x, x, mask=torch.ones(3).bool()), ValueError, r"\(Tq, Tk\), \(B, Tq, Tk\) or 4-D"),
     (lambda m, x: m(x, x, x, mask=torch.ones(3, 3)), TypeError, "bool tensor"),
     (lambda m, x: m(x, x, x, mask=torch.ones(2, 5, 3, 3).bool()), ValueError, "does not broadcast"),
 ])
