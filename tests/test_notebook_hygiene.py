@@ -94,6 +94,14 @@ def test_every_check_cell_asserts(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_check_hides_in_a_hidden_cell(path: Path):
+    """Readers of the HTML book must see every assertion: none sits in a hide-input cell."""
+    hidden = [i for i, c in enumerate(cells(path)) if c["cell_type"] == "code"
+              and "hide-input" in c["metadata"].get("tags", []) and ASSERTING.search(source(c))]
+    assert hidden == [], f"{path.name}: cells {hidden} assert inside hide-input; show the check"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_has_exercises_with_collapsed_solutions(path: Path):
     text = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
     assert re.search(r"^#+ .*Exercises", text, re.M), f"{path.name} has no Exercises section"
