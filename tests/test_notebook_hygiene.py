@@ -94,6 +94,15 @@ def test_every_check_cell_asserts(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_asserting_cell_is_announced(path: Path):
+    """The reader learns what a cell proves before it runs: a **Check:** line comes right before."""
+    nb = cells(path)
+    silent = [i for i, c in enumerate(nb) if c["cell_type"] == "code" and ASSERTING.search(source(c))
+              and not (i > 0 and nb[i - 1]["cell_type"] == "markdown" and "**Check:**" in source(nb[i - 1]))]
+    assert silent == [], f"{path.name}: asserting cells {silent} have no **Check:** line right before them"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_check_hides_in_a_hidden_cell(path: Path):
     """Readers of the HTML book must see every assertion: none sits in a hide-input cell."""
     hidden = [i for i, c in enumerate(cells(path)) if c["cell_type"] == "code"
