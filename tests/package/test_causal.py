@@ -13,6 +13,7 @@ from seqlearn.attention import MultiHeadAttention, attention
 from seqlearn.causal import (KeyValueAttention, MultiHeadCausalAttention, add_positions,
                              causal_attention_loop, free_candidates)
 from seqlearn.transformer import sinusoidal_positional_encoding
+from tensors import rand
 
 F64 = dict(dtype=torch.float64)
 TIGHT = dict(rtol=1e-10, atol=1e-12)
@@ -36,9 +37,6 @@ def reference(q, k, v, scale=None):
                 h[b, t] += alpha[b, t, i] * torch.tensor(v[b][i], **F64)
     return h, alpha
 
-
-def rand(*shape, seed=0):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), **F64)
 
 
 def assert_pairs_close(got, ref):

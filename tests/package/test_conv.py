@@ -11,13 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqlearn import conv
+from tensors import rand
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None)
 F64 = torch.float64
 
-
-def rand(*shape: int, seed: int) -> torch.Tensor:
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=F64)
 
 
 @st.composite

@@ -10,13 +10,11 @@ from torch import nn
 
 from seqlearn.recurrent import (NARX, ElmanCell, ElmanRNN, JordanNetwork, exponential_trace,
                                 past_window, scan_cell)
+from tensors import rand
 
 FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None)
 F64 = torch.float64
 
-
-def rand(*shape: int, seed: int) -> torch.Tensor:
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=F64)
 
 
 @st.composite
