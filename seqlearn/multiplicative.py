@@ -140,6 +140,7 @@ class HyperLinear(nn.Module):
 
     def forward(self, x: Tensor, z: Tensor) -> Tensor:
         _check_pair(x, z, self.in_features, self.context_features)
+        check_same_dtype("x", x, "the module's parameters", next(self.parameters()))
         W, b = self.weights(z)
         return torch.einsum("...ij,...j->...i", W, x) + b             # (..., m)
 
@@ -192,6 +193,7 @@ class SoftSwitch(nn.Module):
 
     def forward(self, xs: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
         check_floating(z, "z")
+        check_same_dtype("z", z, "the module's parameters", next(self.parameters()))
         check_shape(z, "z", "... C", sizes={"C": self.context_features})
         check_shape(xs, "xs", "... K D", sizes={"K": self.num_inputs})
         return soft_switch(xs, self.score(z))

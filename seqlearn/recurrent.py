@@ -142,6 +142,8 @@ def exponential_trace(y: torch.Tensor, mu: float, c0: torch.Tensor | None = None
     """
     dims = check_shape(y, "y", "B T O")
     check_floating(y, "y")
+    if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not math.isfinite(mu):
+        raise ValueError(f"mu must be a finite number, got {mu!r}")
     c0 = y.new_zeros(dims["B"], dims["O"]) if c0 is None else c0
     check_shape(c0, "c0", "B O", sizes={"B": dims["B"], "O": dims["O"]})
     check_same_dtype("y", y, "c0", c0)

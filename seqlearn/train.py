@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from seqlearn.validate import check_floating, check_shape
+from seqlearn.validate import check_floating, check_int, check_shape
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -56,14 +56,15 @@ def fit(model: nn.Module, batches: Callable[[int], Batch], steps: int, *, lr: fl
     controls the data stream (and its seeding). ``clip`` rescales the gradient when its global
     norm exceeds the threshold, ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off.
     """
-    if steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps}")
+    check_int(steps, "steps")
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     losses = []
     model.train()
     for step in range(steps):
         x, labels = batches(step)
         loss = nn.functional.cross_entropy(model(x), labels)
+        if not torch.isfinite(loss):
+            raise FloatingPointError(f"the loss became {loss.item()} at step {step}; lower lr or clip")
         optimizer.zero_grad()
         loss.backward()
         if clip is not None:

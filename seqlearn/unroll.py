@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import torch
 
+from seqlearn.attention import causal_mask
 from seqlearn.gated import GRU
 from seqlearn.scan import linear_scan
 from seqlearn.validate import check_floating, check_same_dtype, check_shape
@@ -34,12 +35,6 @@ def _check_gates(u: torch.Tensor, name: str = "u") -> dict:
         raise TypeError(f"{name} must be a torch.Tensor, got {type(u).__name__}")
     check_floating(u, name)
     return check_shape(u, name, "... T H")
-
-
-def _lower_triangle(T: int, device: torch.device) -> torch.Tensor:
-    """``mask[t, i] = (i <= t)``, shape ``(T, T, 1)`` so that it broadcasts over ``H``."""
-    idx = torch.arange(T, device=device)
-    return (idx[:, None] >= idx[None, :]).unsqueeze(-1)
 
 
 def gru_implied_weights(u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -54,7 +49,7 @@ def gru_implied_weights(u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         ``beta``: ``(..., T, H)``, ``beta[..., t, :] = prod_{j<=t} u_j``, the weight of ``h_0``.
     """
     T = _check_gates(u)["T"]
-    mask = _lower_triangle(T, u.device)  # (T, T, 1): [t, i] = i <= t
+    mask = causal_mask(T, device=u.device)[..., None]  # (T, T, 1): [t, i] = i <= t
     # keep[..., i, t, :] = u_t where t > i, else 1; its running product over t is
     # prod_{j=i+1}^{t} u_j for every t >= i (the empty product is 1 at t = i).
     later = ~mask  # read as [i, t]: t > i
@@ -102,6 +97,8 @@ def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor, h0: torch.Tensor | N
     if not isinstance(h_tilde, torch.Tensor) or h_tilde.shape != u.shape:
         raise ValueError(f"h_tilde must have the shape of u {tuple(u.shape)}, "
                          f"got {tuple(getattr(h_tilde, 'shape', ()))}")
+    check_floating(h_tilde, "h_tilde")
+    check_same_dtype("u", u, "h_tilde", h_tilde)
     return linear_scan(u, (1 - u) * h_tilde, h0, method=method)
 
 
@@ -119,7 +116,7 @@ def seed_printed_weights(u: torch.Tensor) -> torch.Tensor:
     one_minus = torch.cumprod(1 - u, dim=-2)  # (..., T, H)
     before = torch.cat([torch.ones_like(u[..., :1, :]), one_minus[..., :-1, :]], dim=-2)  # prod_{k<i}
     weights = first * before.unsqueeze(-3)  # (..., T, T, H)
-    return torch.where(_lower_triangle(T, u.device), weights, torch.zeros_like(weights))
+    return torch.where(causal_mask(T, device=u.device)[..., None], weights, torch.zeros_like(weights))
 
 
 def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = None
@@ -157,6 +154,7 @@ def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = N
     check_same_dtype("x", x, "the GRU's weights", cell.weight_ih)
     h = x.new_zeros(dims["B"], gru.hidden_size) if h0 is None else h0  # (B, H)
     check_shape(h, "h0", "B H", sizes={"B": dims["B"], "H": gru.hidden_size})
+    check_same_dtype("h0", h, "the GRU's weights", cell.weight_ih)
     gx = cell.project_input(x)  # (B, T, 3H): the input terms of every step at once
     keep, cand, states = [], [], []
     for gx_t in gx.unbind(1):  # (B, 3H)

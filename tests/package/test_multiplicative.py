@@ -114,3 +114,13 @@ def test_validation_errors():
         MultiplicativeLinear.from_bilinear(torch.nn.Linear(2, 3))
     with pytest.raises(ValueError, match="hidden_features must be positive"):
         HyperLinear(2, 3, 4, hidden_features=0)
+
+
+def test_multiplicative_modules_check_dtype_against_parameters():
+    hyper = HyperLinear(3, 2, 4)
+    x, z = torch.randn(5, 3, dtype=torch.float64), torch.randn(5, 4, dtype=torch.float64)
+    with pytest.raises(TypeError, match="x and the module's parameters must have the same dtype"):
+        hyper(x, z)
+    switch = SoftSwitch(4, 2)
+    with pytest.raises(TypeError, match="z and the module's parameters must have the same dtype"):
+        switch(torch.randn(5, 2, 3, dtype=torch.float64), z)

@@ -252,3 +252,11 @@ def test_validation_errors() -> None:
         NARX(2, 3, 1)(torch.randn(2, 4, 2), torch.randn(2, 3, 1))
     with pytest.raises(ValueError, match=r"x must have shape \(B, T, D=2\)"):
         NARX(2, 3, 1)(torch.randn(2, 4, 3))
+
+
+def test_exponential_trace_needs_a_finite_decay():
+    y = torch.randn(2, 5, 3)
+    with pytest.raises(ValueError, match="mu must be a finite number"):
+        exponential_trace(y, float("nan"))
+    with pytest.raises(ValueError, match="mu must be a finite number"):
+        exponential_trace(y, True)

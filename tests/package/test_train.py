@@ -31,3 +31,12 @@ def test_errors():
         model(torch.zeros(3, 4, 1, dtype=torch.long))
     with pytest.raises(ValueError, match="labels must have shape"):
         accuracy(model, torch.zeros(3, 4, 1), torch.zeros(2, dtype=torch.long))
+
+
+def test_fit_refuses_a_non_finite_loss():
+    model = SequenceClassifier(torch.nn.RNN(1, 4, batch_first=True), 4, 2)
+    x = torch.full((3, 4, 1), float("nan"))
+    with pytest.raises(FloatingPointError, match="loss became nan at step 0"):
+        fit(model, lambda s: (x, torch.zeros(3, dtype=torch.long)), steps=2)
+    with pytest.raises(TypeError, match="steps must be an int"):
+        fit(model, lambda s: (x, None), steps=2.5)

@@ -154,3 +154,17 @@ def test_errors_name_what_is_wrong():
         gru_gates(torch.nn.GRU(4, 5, batch_first=True).double(), u)
     with pytest.raises(ValueError, match=r"h0 must have shape \(B=2, H=5\)"):
         gru_gates(torch.nn.GRU(3, 5, batch_first=True).double(), u, torch.zeros(3, 5, dtype=F64))
+
+
+def test_gru_update_loop_checks_candidates():
+    u = torch.rand(2, 5, 3, dtype=torch.float64)
+    with pytest.raises(TypeError, match="u and h_tilde must have the same dtype"):
+        gru_update_loop(u, torch.randn(2, 5, 3))
+    with pytest.raises(TypeError, match="h_tilde must be a floating-point tensor"):
+        gru_update_loop(u, torch.ones(2, 5, 3, dtype=torch.long))
+
+
+def test_gru_gates_checks_h0_dtype():
+    gru = GRU(2, 3)
+    with pytest.raises(TypeError, match="h0 and the GRU's weights must have the same dtype"):
+        gru_gates(gru, torch.randn(1, 4, 2), torch.zeros(1, 3, dtype=torch.float64))
