@@ -79,7 +79,7 @@ def unfold1d(x: torch.Tensor, kernel_size: int, stride: int = 1, padding: int = 
     """
     dims = _check_sequence(x)
     t_out = output_length(dims["T"], kernel_size, stride, padding, dilation)
-    x_pad = pad1d(x, padding, padding, pad_value)  # (B, C, T + 2a)
+    x_pad = x if padding == 0 else pad1d(x, padding, padding, pad_value)  # (B, C, T + 2a)
     starts = torch.arange(t_out) * stride  # (T_out,)  first sample of each window
     taps = torch.arange(kernel_size) * dilation  # (k,)  offsets inside a window
     index = starts[:, None] + taps[None, :]  # (T_out, k)

@@ -60,6 +60,11 @@ def combine(first: tuple[Any, Any], second: tuple[Any, Any]) -> tuple[Any, Any]:
     return a1 * a2, a2 * b1 + b2
 
 
+def default_chunk(T: int) -> int:
+    """Block length of the blocked scan: ``ceil(sqrt(T))`` (at least 2), balancing the two levels."""
+    return max(2, math.isqrt(T - 1) + 1)
+
+
 def linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None = None,
                 method: str = "sequential", chunk: int | None = None) -> torch.Tensor:
     r"""All states of ``h_t = a_t * h_{t-1} + b_t`` for ``t = 0..T-1`` (``h_{-1} = h0`` or 0).
@@ -101,7 +106,7 @@ def linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None = None
     if method == "sequential":
         return sequential_scan(a, b, h0)
     if method == "parallel":
-        return blocked_scan(a, b, h0, chunk or max(2, math.isqrt(dims["T"] - 1) + 1))
+        return blocked_scan(a, b, h0, chunk or default_chunk(dims["T"]))
     if h0 is not None:  # fold h_{-1} into the first step: b_0 <- a_0 h_{-1} + b_0
         b = torch.cat([(a[..., :1, :] * h0.unsqueeze(-2)) + b[..., :1, :], b[..., 1:, :]], dim=-2)
     if method == "hillis-steele":
@@ -232,7 +237,7 @@ def work_depth(T: int, method: str, chunk: int | None = None) -> tuple[int, int]
         n = 1 << (T - 1).bit_length()
         return 2 * (n - 1) + n, 2 * (n.bit_length() - 1) + 1
     if method == "parallel":
-        chunk = chunk or max(2, math.isqrt(T - 1) + 1)
+        chunk = chunk or default_chunk(T)
         if T <= chunk:
             return T, T
         n_blocks = -(-T // chunk)
