@@ -45,7 +45,6 @@ module only adds the two cells.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -53,59 +52,12 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from seqlearn.recurrent import State, StackedRNN
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.recurrent import RecurrentCell, State, StackedRNN
 
 __all__ = ["GRUCell", "GRUGates", "LSTMCell", "LSTMGates", "GRU", "LSTM"]
 
 def _rows(b: Tensor | None, rows: slice) -> Tensor | None:
     return None if b is None else b[rows]
-
-
-class _GatedCell(nn.Module):
-    """Shared parameter layout of the gated cells: ``G = gates * H`` stacked gate blocks."""
-
-    gates_count: int = 0   # number of stacked gate blocks, set by the subclasses
-
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True) -> None:
-        super().__init__()
-        check_int(input_size, "input_size", 1)
-        check_int(hidden_size, "hidden_size", 1)
-        self.input_size, self.hidden_size = input_size, hidden_size
-        G = self.gates_count * hidden_size
-        self.weight_ih = nn.Parameter(torch.empty(G, input_size))    # (G, D)
-        self.weight_hh = nn.Parameter(torch.empty(G, hidden_size))   # (G, H)
-        self.bias_ih = nn.Parameter(torch.empty(G)) if bias else None
-        self.bias_hh = nn.Parameter(torch.empty(G)) if bias else None
-
-    def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}, bias={self.bias_ih is not None}"
-
-    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
-        """torch.nn's default initialisation: every parameter ~ U(-1/sqrt(H), 1/sqrt(H))."""
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        with torch.no_grad():
-            for p in self.parameters():
-                nn.init.uniform_(p, -bound, bound, generator=generator)
-
-    def project_input(self, x: Tensor) -> Tensor:
-        """The input terms of all gates at once: ``x @ weight_ih.T + bias_ih``, (..., D) -> (..., G).
-
-        They do not depend on the state, so a layer computes them for every time step in one
-        matrix product before the recurrence starts.
-        """
-        return F.linear(x, self.weight_ih, self.bias_ih)
-
-    def _check_step(self, x: Tensor, state: tuple[Tensor | None, ...]) -> State:
-        """Validate one step's input (B, D) and state; missing (None) states become zeros."""
-        check_floating(x, "x")
-        dims = check_shape(x, "x", "B D", sizes={"D": self.input_size})
-        check_same_dtype("x", x, "weight_ih", self.weight_ih)
-        for name, s in zip(("h", "c"), state):
-            if s is not None:
-                check_shape(s, name, "B H", sizes={"B": dims["B"], "H": self.hidden_size})
-                check_same_dtype("x", x, name, s)
-        return tuple(x.new_zeros(dims["B"], self.hidden_size) if s is None else s for s in state)
 
 
 class GRUGates(NamedTuple):
@@ -116,7 +68,7 @@ class GRUGates(NamedTuple):
     h: Tensor
 
 
-class GRUCell(_GatedCell):
+class GRUCell(RecurrentCell):
     """One GRU step (equations in the module docstring); ``u`` is the keep gate (torch's ``z``).
 
     ``reset="after"`` multiplies the reset gate into ``U_h h + c_h`` (torch.nn.GRU, cuDNN);
@@ -173,7 +125,7 @@ class LSTMGates(NamedTuple):
     h: Tensor
 
 
-class LSTMCell(_GatedCell):
+class LSTMCell(RecurrentCell):
     """One LSTM step (equations in the module docstring), optionally with full peephole matrices."""
 
     gates_count = 4

@@ -206,7 +206,57 @@ class JordanNetwork(nn.Module):
 State = tuple[torch.Tensor, ...]  # one cell's recurrent state: (h,) for Elman and GRU, (h, c) for LSTM
 
 
-class ElmanCell(nn.Module):
+class RecurrentCell(nn.Module):
+    """Parameter layout shared by the Elman, GRU and LSTM cells, as in ``torch.nn``.
+
+    ``weight_ih (G, D)``, ``weight_hh (G, H)`` and biases ``(G,)`` stack ``G = gates_count * H``
+    rows: one block for Elman, three for the GRU, four for the LSTM. Subclasses add ``step``.
+    """
+
+    gates_count: int = 1   # number of stacked blocks of H rows, set by the subclasses
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True) -> None:
+        super().__init__()
+        check_int(input_size, "input_size", 1)
+        check_int(hidden_size, "hidden_size", 1)
+        self.input_size, self.hidden_size = input_size, hidden_size
+        G = self.gates_count * hidden_size
+        self.weight_ih = nn.Parameter(torch.empty(G, input_size))    # (G, D)
+        self.weight_hh = nn.Parameter(torch.empty(G, hidden_size))   # (G, H)
+        self.bias_ih = nn.Parameter(torch.empty(G)) if bias else None
+        self.bias_hh = nn.Parameter(torch.empty(G)) if bias else None
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, bias={self.bias_ih is not None}"
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """torch.nn's default initialisation: every parameter ~ U(-1/sqrt(H), 1/sqrt(H))."""
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        with torch.no_grad():
+            for p in self.parameters():
+                nn.init.uniform_(p, -bound, bound, generator=generator)
+
+    def project_input(self, x: torch.Tensor) -> torch.Tensor:
+        """The input terms of all gates at once: ``x @ weight_ih.T + bias_ih``, (..., D) -> (..., G).
+
+        They do not depend on the state, so a layer computes them for every time step in one
+        matrix product before the recurrence starts.
+        """
+        return F.linear(x, self.weight_ih, self.bias_ih)
+
+    def _check_step(self, x: torch.Tensor, state: tuple[torch.Tensor | None, ...]) -> State:
+        """Validate one step's input (B, D) and state; missing (None) states become zeros."""
+        check_floating(x, "x")
+        dims = check_shape(x, "x", "B D", sizes={"D": self.input_size})
+        check_same_dtype("x", x, "weight_ih", self.weight_ih)
+        for name, s in zip(("h", "c"), state):
+            if s is not None:
+                check_shape(s, name, "B H", sizes={"B": dims["B"], "H": self.hidden_size})
+                check_same_dtype("x", x, name, s)
+        return tuple(x.new_zeros(dims["B"], self.hidden_size) if s is None else s for s in state)
+
+
+class ElmanCell(RecurrentCell):
     """One Elman step (eq-rnn-elman): ``h_t = f(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)``.
 
     ``weight_ih (H, D)``, ``weight_hh (H, H)``, biases ``(H,)`` as in ``torch.nn.RNNCell``; in
@@ -214,37 +264,17 @@ class ElmanCell(nn.Module):
     ``forward(x_t (B, D), h (B, H) | None) -> h_t (B, H)``.
     """
 
+    gates_count = 1
+
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", *, generator: torch.Generator | None = None) -> None:
-        super().__init__()
-        self.input_size = check_int(input_size, "input_size", 1)
-        self.hidden_size = check_int(hidden_size, "hidden_size", 1)
+        super().__init__(input_size, hidden_size, bias)
         self.f = _activation(nonlinearity, ("tanh", "relu"))
         self.nonlinearity = nonlinearity
-        self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size))  # (H, D)
-        self.weight_hh = nn.Parameter(torch.empty(hidden_size, hidden_size))  # (H, H)
-        self.bias_ih = nn.Parameter(torch.empty(hidden_size)) if bias else None
-        self.bias_hh = nn.Parameter(torch.empty(hidden_size)) if bias else None
         self.reset_parameters(generator)
 
     def extra_repr(self) -> str:
-        return (f"{self.input_size}, {self.hidden_size}, bias={self.bias_ih is not None}, "
-                f"nonlinearity={self.nonlinearity!r}")
-
-    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
-        """torch.nn's initialisation: every weight and bias uniform in ``[-1/sqrt(H), 1/sqrt(H)]``."""
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        with torch.no_grad():
-            for p in self.parameters():
-                nn.init.uniform_(p, -bound, bound, generator=generator)
-
-    def project_input(self, x: torch.Tensor) -> torch.Tensor:
-        """``W_ih x + b_ih`` for all time steps at once: ``(..., D) -> (..., H)``.
-
-        The input term does not depend on the state, so a layer computes it for the whole
-        sequence in one matrix product before the recurrence starts.
-        """
-        return F.linear(x, self.weight_ih, self.bias_ih)
+        return super().extra_repr() + f", nonlinearity={self.nonlinearity!r}"
 
     def step(self, gx: torch.Tensor, state: State) -> State:
         """The recurrence proper: projected input ``gx (B, H)``, ``(h_{t-1},)`` -> ``(h_t,)``."""
@@ -252,15 +282,7 @@ class ElmanCell(nn.Module):
 
     def forward(self, x: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
         """``x_t (B, D)``, ``h_{t-1} (B, H)`` or None (zeros) -> ``h_t (B, H)``."""
-        dims = check_shape(x, "x", "B D", sizes={"D": self.input_size})
-        check_floating(x, "x")
-        check_same_dtype("x", x, "weight_ih", self.weight_ih)
-        if h is None:
-            h = x.new_zeros(dims["B"], self.hidden_size)
-        check_shape(h, "h", "B H", sizes={"B": dims["B"], "H": self.hidden_size})
-        check_same_dtype("x", x, "h", h)
-        return self.step(self.project_input(x), (h,))[0]
-
+        return self.step(self.project_input(x), self._check_step(x, (h,)))[0]
 
 def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = False
               ) -> tuple[torch.Tensor, State]:
