@@ -219,6 +219,8 @@ class RecurrentCell(nn.Module):
         super().__init__()
         check_int(input_size, "input_size", 1)
         check_int(hidden_size, "hidden_size", 1)
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias must be a bool, got {type(bias).__name__}")
         self.input_size, self.hidden_size = input_size, hidden_size
         G = self.gates_count * hidden_size
         self.weight_ih = nn.Parameter(torch.empty(G, input_size))    # (G, D)
@@ -411,8 +413,6 @@ class ElmanRNN(StackedRNN):
                  nonlinearity: str = "tanh", bias: bool = True, bidirectional: bool = False, *,
                  generator: torch.Generator | None = None) -> None:
         _activation(nonlinearity, ("tanh", "relu"))
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias must be a bool, got {type(bias).__name__}")
         super().__init__(lambda d: ElmanCell(d, hidden_size, bias, nonlinearity, generator=generator),
                          input_size, hidden_size, num_layers, bidirectional)
         self.nonlinearity = nonlinearity

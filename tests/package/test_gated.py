@@ -247,3 +247,9 @@ def test_from_torch_errors():
         LSTM.from_torch(torch.nn.LSTM(2, 3, 2, dropout=0.5, batch_first=True))
     with pytest.raises(ValueError, match="proj_size=2"):
         LSTM.from_torch(torch.nn.LSTM(2, 3, proj_size=2, batch_first=True))
+
+
+@pytest.mark.parametrize("make", [lambda: GRU(3, 4, bias=1), lambda: LSTM(3, 4, bias="yes")])
+def test_bias_must_be_a_bool(make):
+    with pytest.raises(TypeError, match="bias must be a bool"):
+        make()
