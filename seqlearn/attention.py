@@ -110,11 +110,9 @@ def attend(scores: Tensor, v: Tensor, *, mask: Tensor | None = None,
     """
     check_floating(v, "v")
     check_same_dtype("scores", scores, "v", v)
-    dims = check_shape(scores, "scores", "... Tq Tk")
-    vd = check_shape(v, "v", "... Tk dv", sizes={"Tk": dims["Tk"]})
-    if vd["..."] != dims["..."]:
-        raise ValueError("v must share the scores' leading (batch) dimensions, got scores "
-                         f"{tuple(scores.shape)} and v {tuple(v.shape)}")
+    dims: dict = {}
+    check_shape(scores, "scores", "... Tq Tk", bound=dims)
+    check_shape(v, "v", "... Tk dv", bound=dims)
     if not isinstance(causal, bool):
         raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
     if mask is not None:

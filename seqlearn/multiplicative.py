@@ -31,11 +31,9 @@ def _check_pair(x: Tensor, z: Tensor, n: int, d: int) -> None:
     """``x`` (..., n) and ``z`` (..., d): floating, same dtype, same leading dimensions."""
     check_floating(x, "x")
     check_floating(z, "z")
-    lead = check_shape(x, "x", "... n", sizes={"n": n})["..."]
-    check_shape(z, "z", "... d", sizes={"d": d})
-    if tuple(z.shape[:-1]) != lead:
-        raise ValueError(f"x and z must have the same leading dimensions, got {tuple(x.shape)} "
-                         f"and {tuple(z.shape)}")
+    lead: dict = {}
+    check_shape(x, "x", "... n", sizes={"n": n}, bound=lead)
+    check_shape(z, "z", "... d", sizes={"d": d}, bound=lead)
     check_same_dtype("x", x, "z", z)
 
 
@@ -154,11 +152,9 @@ def soft_switch(xs: Tensor, scores: Tensor) -> tuple[Tensor, Tensor]:
     """
     check_floating(xs, "xs")
     check_floating(scores, "scores")
-    dims = check_shape(xs, "xs", "... K D")
-    check_shape(scores, "scores", "... K", sizes={"K": dims["K"]})
-    if tuple(scores.shape[:-1]) != dims["..."]:
-        raise ValueError(f"xs (..., K, D) and scores (..., K) must have the same leading dimensions, "
-                         f"got {tuple(xs.shape)} and {tuple(scores.shape)}")
+    dims: dict = {}
+    check_shape(xs, "xs", "... K D", bound=dims)
+    check_shape(scores, "scores", "... K", bound=dims)
     check_same_dtype("xs", xs, "scores", scores)
     w = torch.softmax(scores, dim=-1)                                 # (..., K)
     return torch.einsum("...k,...kd->...d", w, xs), w

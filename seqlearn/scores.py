@@ -52,13 +52,11 @@ def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None, dk: int | No
     check_floating(q, "q")
     check_floating(k, "k")
     check_same_dtype("q", q, "k", k)
-    qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq})
+    lead: dict = {}
+    qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq}, bound=lead)
     if same_dim:
         dk = qd["dq"]
-    kd = check_shape(k, "k", "... Tk dk", sizes=None if dk is None else {"dk": dk})
-    if qd["..."] != kd["..."]:
-        raise ValueError("q and k must share their leading (batch) dimensions, got q "
-                         f"{tuple(q.shape)} and k {tuple(k.shape)}")
+    kd = check_shape(k, "k", "... Tk dk", sizes=None if dk is None else {"dk": dk}, bound=lead)
     return {"Tq": qd["Tq"], "dq": qd["dq"], "Tk": kd["Tk"], "dk": kd["dk"]}
 
 

@@ -14,7 +14,7 @@ import torch
 
 
 def _describe(spec: list[str], sizes: dict[str, int]) -> str:
-    parts = [f"{n}={sizes[n]}" if n in sizes else n for n in spec]
+    parts = [f"{n}={sizes[n]}" if n in sizes and n != "..." else n for n in spec]
     return "(" + ", ".join(parts) + ")"
 
 
@@ -25,10 +25,14 @@ def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = Non
     ``spec`` is a space-separated list of dimension names, e.g. ``"B T D"``; a leading ``...``
     accepts any number of batch dimensions (returned under the key ``"..."`` as a tuple).
     ``sizes`` fixes named dimensions to required values; ``bound`` is updated in place with
-    the sizes found, so several arguments can be checked against each other::
+    the sizes found (the leading ``...`` dimensions included), so several arguments can be
+    checked against each other::
 
         dims = check_shape(x, "x", "B T D", sizes={"D": 3})
         check_shape(h0, "h0", "B H", sizes={"B": dims["B"], "H": 5})
+        lead: dict = {}
+        check_shape(q, "q", "... Tq d", bound=lead)
+        check_shape(k, "k", "... Tk d", bound=lead)  # same leading dimensions and d as q
     """
     if not hasattr(x, "shape"):
         raise TypeError(f"{name} must be a tensor or array, got {type(x).__name__}")
@@ -47,8 +51,11 @@ def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = Non
             raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
     if variadic:
         found["..."] = shape[: len(shape) - len(fixed)]
+        if "..." in required and found["..."] != tuple(required["..."]):
+            raise ValueError(f"{name} must have the leading (batch) dimensions "
+                             f"{tuple(required['...'])} of the arguments before it, got shape {shape}")
     if bound is not None:
-        bound.update({k: v for k, v in found.items() if k != "..."})
+        bound.update(found)
     return found
 
 

@@ -96,7 +96,7 @@ def test_validation_errors():
     layer = MultiplicativeLinear(3, 2, 4)
     with pytest.raises(ValueError, match=r"x must have shape \(\.\.\., n=3\), got \(5, 2\)"):
         layer(torch.randn(5, 2), torch.randn(5, 4))
-    with pytest.raises(ValueError, match="same leading dimensions"):
+    with pytest.raises(ValueError, match="leading \\(batch\\) dimensions"):
         layer(torch.randn(5, 3), torch.randn(6, 4))
     with pytest.raises(TypeError, match="same dtype"):
         layer(torch.randn(5, 3, dtype=F64), torch.randn(5, 4, dtype=F64))
@@ -106,7 +106,7 @@ def test_validation_errors():
         multiplicative_weights(torch.randn(2, 3), torch.randn(3))
     with pytest.raises(ValueError, match=r"scores must have shape \(\.\.\., K=3\)"):
         soft_switch(torch.randn(2, 3, 4), torch.randn(2, 4))
-    with pytest.raises(ValueError, match="same leading dimensions"):
+    with pytest.raises(ValueError, match="leading \\(batch\\) dimensions"):
         soft_switch(torch.randn(2, 3, 4), torch.randn(5, 3))
     with pytest.raises(ValueError, match=r"xs must have shape \(\.\.\., K=2, D\)"):
         SoftSwitch(3, 2)(torch.randn(4, 3, 6), torch.randn(4, 3))

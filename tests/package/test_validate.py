@@ -25,6 +25,16 @@ def test_check_shape_binds_sizes_across_arguments():
         check_shape(torch.zeros(5, 7), "h0", "B H", bound=bound)
 
 
+def test_check_shape_binds_leading_dimensions():
+    lead: dict = {}
+    check_shape(torch.zeros(2, 3, 4, 5), "q", "... T d", bound=lead)
+    check_shape(torch.zeros(2, 3, 7, 5), "k", "... T2 d", bound=lead)
+    with pytest.raises(ValueError, match=r"k must have the leading \(batch\) dimensions \(2, 3\)"):
+        check_shape(torch.zeros(2, 4, 7, 5), "k", "... T2 d", bound=lead)
+    with pytest.raises(ValueError, match=r"d=5"):
+        check_shape(torch.zeros(2, 3, 7, 6), "k", "... T2 d", bound=lead)
+
+
 def test_check_shape_variadic_batch():
     found = check_shape(torch.zeros(2, 3, 4, 5), "a", "... T H")
     assert found == {"T": 4, "H": 5, "...": (2, 3)}
