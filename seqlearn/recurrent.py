@@ -286,6 +286,7 @@ class ElmanCell(RecurrentCell):
         """``x_t (B, D)``, ``h_{t-1} (B, H)`` or None (zeros) -> ``h_t (B, H)``."""
         return self.step(self.project_input(x), self._check_step(x, (h,)))[0]
 
+
 def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = False
               ) -> tuple[torch.Tensor, State]:
     """Unroll one cell over time (eq-rnn-unroll): ``x (B, T, D) -> (outputs (B, T, H), final state)``.

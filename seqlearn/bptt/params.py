@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from seqlearn.validate import check_finite, check_floating, check_same_dtype, check_shape
+from seqlearn.validate import check_finite, check_floating, check_rng, check_same_dtype, check_shape
 
 Array = np.ndarray
 Params = dict[str, Array]
@@ -46,8 +46,7 @@ def init_params(input_size: int, hidden_size: int, output_size: int, rng: np.ran
     orthogonal matrix (all singular values equal to ``scale``; Saxe et al. 2014).
     Biases are ``0.1 * N(0, 1)``.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    check_rng(rng)
     param_names(num_layers, bidirectional)                  # validates num_layers
     dirs, H = (2 if bidirectional else 1), hidden_size
     params: Params = {}
