@@ -7,6 +7,7 @@ Errors name what was expected and what arrived, e.g.::
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,11 @@ def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = Non
     fixed = names[1:] if variadic else names
     if (variadic and len(shape) < len(fixed)) or (not variadic and len(shape) != len(fixed)):
         raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
-    found: dict[str, Any] = dict(zip(fixed, shape[len(shape) - len(fixed):]))
+    found: dict[str, Any] = {}
+    for dim, size in zip(fixed, shape[len(shape) - len(fixed):]):
+        if found.setdefault(dim, size) != size:  # a repeated name, e.g. "H H", means equal sizes
+            raise ValueError(f"{name} must have shape {_describe(names, required)} with equal "
+                             f"sizes for the repeated {dim}, got {shape}")
     for dim, want in required.items():
         if dim in found and found[dim] != want:
             raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
@@ -71,6 +76,61 @@ def check_floating(x: Any, name: str) -> None:
         raise TypeError(f"{name} must be a torch.Tensor or numpy.ndarray, got {type(x).__name__}")
 
 
+def check_tensor(x: Any, name: str, *, floating: bool = True) -> torch.Tensor:
+    """Raise ``TypeError`` unless ``x`` is a torch tensor (of a floating dtype by default).
+
+    The torch code of seqlearn calls this instead of :func:`check_floating`, which also
+    accepts NumPy arrays: a NumPy array would fail later inside torch, or silently mean
+    something else (``ndarray.transpose(-2, -1)`` is not ``Tensor.transpose(-2, -1)``).
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if floating:
+        check_floating(x, name)
+    return x
+
+
+def check_nonempty(x: Any, name: str, spec: str, dims: str) -> dict[str, int]:
+    """:func:`check_shape` with ``spec``, and ``ValueError`` when a size in ``dims`` is zero.
+
+    For functions whose maths needs at least one element along those dimensions (e.g. one
+    time step): ``check_nonempty(x, "x", "B T D", "T")``.
+    """
+    found = check_shape(x, name, spec)
+    for dim in dims.split():
+        if found[dim] < 1:
+            raise ValueError(f"{name} must have {dim} >= 1 (shape ({', '.join(spec.split())})), "
+                             f"got shape {tuple(int(s) for s in x.shape)}")
+    return found
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Raise ``TypeError`` unless ``value`` is a ``bool`` (``"no"`` or ``1`` are not flags)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def check_real(value: Any, name: str, *, minimum: float | None = None,
+               positive: bool = False, finite: bool = True) -> float:
+    """A real number (not a bool): ``TypeError`` otherwise; ``ValueError`` when out of range.
+
+    ``finite`` refuses NaN and infinity; ``positive`` requires ``value > 0``; ``minimum``
+    requires ``value >= minimum``. Returns ``float(value)``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if math.isnan(value) or (finite and math.isinf(value)):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if positive and not value > 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    if minimum is not None and not value >= minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
 def check_same_dtype(name_a: str, a: Any, name_b: str, b: Any) -> None:
     """Raise ``TypeError`` when two arrays that are combined have different dtypes."""
     if a.dtype != b.dtype:
@@ -79,18 +139,23 @@ def check_same_dtype(name_a: str, a: Any, name_b: str, b: Any) -> None:
 
 def check_finite(x: Any, name: str) -> None:
     """Raise ``ValueError`` when ``x`` holds NaN or infinity (so that none leaks out silently)."""
+    if not hasattr(x, "dtype"):
+        raise TypeError(f"{name} must be a tensor or array, got {type(x).__name__}")
     ok = bool(torch.isfinite(x).all()) if isinstance(x, torch.Tensor) else bool(np.isfinite(x).all())
     if not ok:
         raise ValueError(f"{name} contains NaN or infinity")
 
 
-def check_int(value: Any, name: str, minimum: int = 1) -> int:
-    """Raise ``TypeError`` unless ``value`` is an int (not a bool), ``ValueError`` if below ``minimum``."""
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+def check_int(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """``TypeError`` unless ``value`` is an int (not a bool); ``ValueError`` outside
+    ``[minimum, maximum]``."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < minimum:
         bound = "positive" if minimum == 1 else f"at least {minimum}"
         raise ValueError(f"{name} must be {bound}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
     return int(value)
 
 
