@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from seqlearn.scores import scaled_dot_score
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
 
 
 def causal_mask(Tq: int, Tk: int | None = None, *,
@@ -90,7 +90,7 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
     gradient; an empty row is first set to a constant (so softmax sees no ``-inf - (-inf)``)
     and then zeroed, which keeps both the output and its gradient finite.
     """
-    check_floating(scores, "scores")
+    check_tensor(scores, "scores")
     check_shape(scores, "scores", "... Tq Tk")
     if mask is None:
         return torch.softmax(scores, dim=-1)
@@ -108,13 +108,12 @@ def attend(scores: Tensor, v: Tensor, *, mask: Tensor | None = None,
     scores (..., Tq, Tk), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk)).
     ``causal=True`` intersects ``mask`` with :func:`causal_mask` ``(Tq, Tk)``.
     """
-    check_floating(v, "v")
+    check_tensor(v, "v")
     check_same_dtype("scores", scores, "v", v)
     dims: dict = {}
     check_shape(scores, "scores", "... Tq Tk", bound=dims)
     check_shape(v, "v", "... Tk dv", bound=dims)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
+    check_bool(causal, "causal")
     if mask is not None:
         _check_mask(mask, scores.shape)
     if causal:
@@ -171,6 +170,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, *,
                  kdim: int | None = None, vdim: int | None = None) -> None:
         super().__init__()
+        check_bool(bias, "bias")
         kdim = d_model if kdim is None else kdim
         vdim = d_model if vdim is None else vdim
         for value, name in ((d_model, "d_model"), (num_heads, "num_heads"), (kdim, "kdim"),
@@ -192,7 +192,7 @@ class MultiHeadAttention(nn.Module):
                 causal: bool = False) -> tuple[Tensor, Tensor]:
         weight = self.q_proj.weight
         for x, name in ((query, "query"), (key, "key"), (value, "value")):
-            check_floating(x, name)
+            check_tensor(x, name)
             check_same_dtype(name, x, "the module's parameters", weight)
         dims = check_shape(query, "query", "B Tq d_model", sizes={"d_model": self.d_model})
         dims |= check_shape(key, "key", "B Tk kdim",

@@ -29,7 +29,7 @@ from torch import Tensor, nn
 from seqlearn.attention import attention
 from seqlearn.scores import default_scale
 from seqlearn.transformer import sinusoidal_positional_encoding
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import check_bool, check_real, check_tensor, check_int, check_same_dtype, check_shape
 
 
 def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
@@ -42,11 +42,11 @@ def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
     q, k (B, T, d), v (B, T, dv) -> (h (B, T, dv), alpha (B, T, T)). Slow on purpose.
     """
     for x, name in ((q, "q"), (k, "k"), (v, "v")):
-        check_floating(x, name)
+        check_tensor(x, name)
     dims = check_shape(q, "q", "B T d")
     check_shape(k, "k", "B T d", bound=dims)
     check_shape(v, "v", "B T dv", sizes={"B": dims["B"], "T": dims["T"]})
-    s = default_scale(dims["d"]) if scale is None else scale
+    s = default_scale(dims["d"]) if scale is None else check_real(scale, "scale")
     B, T = dims["B"], dims["T"]
     h = v.new_zeros(B, T, v.shape[-1])
     alpha = q.new_zeros(B, T, T)
@@ -65,7 +65,7 @@ def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
 
 
 def _check_features(fx: Tensor, d_in: int | None = None) -> None:
-    check_floating(fx, "fx")
+    check_tensor(fx, "fx")
     check_shape(fx, "fx", "B T D", sizes=None if d_in is None else {"D": d_in})
 
 
@@ -102,6 +102,7 @@ class KeyValueAttention(nn.Module):
         d_v = d_in if d_v is None else d_v
         for value, name in ((d_in, "d_in"), (d_k, "d_k"), (d_v, "d_v")):
             check_int(value, name)
+        check_bool(bias, "bias")
         self.Q = nn.Linear(d_in, d_k, bias=bias)
         self.K = nn.Linear(d_in, d_k, bias=bias)
         self.V = nn.Linear(d_in, d_v, bias=bias)
@@ -133,6 +134,8 @@ class MultiHeadCausalAttention(nn.Module):
                  g: Callable[[Tensor], Tensor] | None = None, bias: bool = False) -> None:
         super().__init__()
         check_int(num_heads, "num_heads")
+        if g is not None and not callable(g):
+            raise TypeError(f"g must be callable or None, got {type(g).__name__}")
         self.heads = nn.ModuleList(KeyValueAttention(d_in, d_k, d_v, bias=bias)
                                    for _ in range(num_heads))
         self.g = nn.Identity() if g is None else g

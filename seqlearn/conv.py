@@ -27,13 +27,14 @@ from typing import Callable
 
 import torch
 
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import (check_int, check_nonempty, check_real, check_same_dtype,
+                               check_shape, check_tensor)
 
 
 def _check_sequence(x: torch.Tensor, name: str = "x") -> dict[str, int]:
     """A floating tensor of shape (B, C, T); returns the sizes."""
     dims = check_shape(x, name, "B C T")
-    check_floating(x, name)
+    check_tensor(x, name)
     return dims
 
 
@@ -61,8 +62,12 @@ def output_length(length: int, kernel_size: int, stride: int = 1, padding: int =
 def pad1d(x: torch.Tensor, left: int, right: int, value: float = 0.0) -> torch.Tensor:
     """Add ``left`` and ``right`` copies of ``value`` at the ends of the time axis (the last one).
 
-    ``x`` may have any leading dimensions: ``(..., T) -> (..., left + T + right)``.
+    ``x`` may have any leading dimensions: ``(..., T) -> (..., left + T + right)``; ``T = 0``
+    works (the result is all ``value``).
     """
+    check_tensor(x, "x")
+    check_shape(x, "x", "... T")
+    check_real(value, "value", finite=False)
     check_int(left, "left", 0)
     check_int(right, "right", 0)
     fill = x.new_full((*x.shape[:-1], left + x.shape[-1] + right), value)
@@ -114,8 +119,10 @@ def insert_zeros(x: torch.Tensor, factor: int) -> torch.Tensor:
     """Up-sample by inserting ``factor - 1`` zeros between neighbours (eq-conv-zero-insert).
 
     ``z[..., i * factor] = x[..., i]`` and zero elsewhere: ``(B, C, T) -> (B, C, (T - 1) * factor + 1)``.
+    ``T = 0`` is refused (``ValueError``): the formula has no length for it.
     """
     dims = _check_sequence(x)
+    check_nonempty(x, "x", "B C T", "T")
     check_int(factor, "factor", 1)
     z = x.new_zeros((dims["B"], dims["C"], (dims["T"] - 1) * factor + 1))
     z[:, :, ::factor] = x

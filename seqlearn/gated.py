@@ -53,6 +53,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from seqlearn.recurrent import RecurrentCell, State, StackedRNN
+from seqlearn.validate import check_bool
 
 __all__ = ["GRUCell", "GRUGates", "LSTMCell", "LSTMGates", "GRU", "LSTM"]
 
@@ -112,7 +113,8 @@ class GRUCell(RecurrentCell):
 
     def forward(self, x: Tensor, h: Tensor | None = None) -> Tensor:
         """``x`` (B, D), ``h`` (B, H) or None (zeros) -> the next state ``h`` (B, H)."""
-        return self.step(self.project_input(x), self._check_step(x, (h,)))[0]
+        state = self._check_step(x, (h,))  # validate before any arithmetic
+        return self.step(self.project_input(x), state)[0]
 
 
 class LSTMGates(NamedTuple):
@@ -133,7 +135,7 @@ class LSTMCell(RecurrentCell):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, peephole: bool = False,
                  *, generator: torch.Generator | None = None) -> None:
         super().__init__(input_size, hidden_size, bias)
-        self.peephole = bool(peephole)
+        self.peephole = check_bool(peephole, "peephole")
         for name in ("weight_ci", "weight_cf", "weight_co"):        # (H, H) each, or absent
             self.register_parameter(name, nn.Parameter(torch.empty(hidden_size, hidden_size))
                                     if self.peephole else None)
@@ -226,9 +228,10 @@ class LSTM(StackedRNN):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  bidirectional: bool = False, peephole: bool = False, *,
                  generator: torch.Generator | None = None) -> None:
+        check_bool(peephole, "peephole")
         super().__init__(lambda d: LSTMCell(d, hidden_size, bias, peephole, generator=generator),
                          input_size, hidden_size, num_layers, bidirectional)
-        self.peephole = bool(peephole)
+        self.peephole = peephole
 
     def forward(self, x: Tensor, state0: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, tuple[Tensor, Tensor]]:

@@ -21,7 +21,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
 
 __all__ = ["multiplicative_weights", "MultiplicativeLinear", "HyperLinear", "soft_switch",
            "switch_tensor", "SoftSwitch"]
@@ -29,8 +29,8 @@ __all__ = ["multiplicative_weights", "MultiplicativeLinear", "HyperLinear", "sof
 
 def _check_pair(x: Tensor, z: Tensor, n: int, d: int) -> None:
     """``x`` (..., n) and ``z`` (..., d): floating, same dtype, same leading dimensions."""
-    check_floating(x, "x")
-    check_floating(z, "z")
+    check_tensor(x, "x")
+    check_tensor(z, "z")
     lead: dict = {}
     check_shape(x, "x", "... n", sizes={"n": n}, bound=lead)
     check_shape(z, "z", "... d", sizes={"d": d}, bound=lead)
@@ -52,9 +52,9 @@ def multiplicative_weights(U: Tensor, z: Tensor) -> Tensor:
 
     ``U`` (m, n, d), ``z`` (..., d) -> ``W`` (..., m, n).
     """
-    check_floating(U, "U")
+    check_tensor(U, "U")
     dims = check_shape(U, "U", "m n d")
-    check_floating(z, "z")
+    check_tensor(z, "z")
     check_shape(z, "z", "... d", sizes={"d": dims["d"]})
     check_same_dtype("U", U, "z", z)
     return torch.einsum("ijk,...k->...ij", U, z)                    # (..., m, n)
@@ -73,6 +73,7 @@ class MultiplicativeLinear(nn.Module):
         self.in_features = check_int(in_features, "in_features", 1)
         self.out_features = check_int(out_features, "out_features", 1)
         self.context_features = check_int(context_features, "context_features", 1)
+        check_bool(bias, "bias")
         self.weight = nn.Parameter(torch.empty(out_features, in_features, context_features))  # U
         self.bias = nn.Parameter(torch.empty(out_features)) if bias else None
         bound = 1.0 / math.sqrt(in_features)                         # torch.nn.Bilinear's scale
@@ -150,8 +151,8 @@ def soft_switch(xs: Tensor, scores: Tensor) -> tuple[Tensor, Tensor]:
     ``w = softmax(scores)`` (..., K), which are positive and sum to one. A large score gap makes
     the switch pick one input; equal scores average them.
     """
-    check_floating(xs, "xs")
-    check_floating(scores, "scores")
+    check_tensor(xs, "xs")
+    check_tensor(scores, "scores")
     dims: dict = {}
     check_shape(xs, "xs", "... K D", bound=dims)
     check_shape(scores, "scores", "... K", bound=dims)
@@ -188,7 +189,7 @@ class SoftSwitch(nn.Module):
         _init_linear_(self, generator)
 
     def forward(self, xs: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
-        check_floating(z, "z")
+        check_tensor(z, "z")
         check_same_dtype("z", z, "the module's parameters", next(self.parameters()))
         check_shape(z, "z", "... C", sizes={"C": self.context_features})
         check_shape(xs, "xs", "... K D", sizes={"K": self.num_inputs})

@@ -28,7 +28,8 @@ from torch import nn
 
 from seqlearn.conv import pad1d, unfold1d
 from seqlearn.scan import linear_scan
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real, check_same_dtype,
+                               check_shape, check_tensor)
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "tanh": torch.tanh,
@@ -46,7 +47,7 @@ def _activation(name: object, allowed: tuple[str, ...]) -> Callable[[torch.Tenso
 def _check_input(x: torch.Tensor, input_size: int, like: torch.Tensor) -> dict[str, int]:
     """``x`` must be a floating ``(B, T, D=input_size)`` tensor with ``T >= 1`` and the dtype of ``like``."""
     dims = check_shape(x, "x", "B T D", sizes={"D": input_size})
-    check_floating(x, "x")
+    check_tensor(x, "x")
     check_same_dtype("x", x, "the parameters", like)
     if dims["T"] < 1:
         raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}")
@@ -60,6 +61,8 @@ def past_window(seq: torch.Tensor, width: int) -> torch.Tensor:
     ``[seq_{t-width+1}, ..., seq_{t-1}, seq_t]``. This is the input of a causal convolution
     (see ``seqlearn.conv.causal_conv1d``), i.e. a tapped delay line.
     """
+    check_tensor(seq, "seq")
+    check_shape(seq, "seq", "B T D")
     check_int(width, "width", 1)
     by_channel = pad1d(seq.transpose(1, 2), width - 1, 0)  # (B, D, width - 1 + T)
     windows = unfold1d(by_channel, width)  # (B, D, T, width)
@@ -129,7 +132,17 @@ class NARX(nn.Module):
 
 
 def context_step(c: torch.Tensor, y_prev: torch.Tensor, mu: float | torch.Tensor) -> torch.Tensor:
-    """One step of a Jordan context unit: ``c_t = mu * c_{t-1} + y_{t-1}`` (eq-rnn-jordan)."""
+    """One step of a Jordan context unit: ``c_t = mu * c_{t-1} + y_{t-1}`` (eq-rnn-jordan).
+
+    ``c`` and ``y_prev`` are ``(B, O)`` tensors of one dtype; ``mu`` a finite number.
+    """
+    check_tensor(c, "c")
+    dims = check_shape(c, "c", "B O")
+    check_tensor(y_prev, "y_prev")
+    check_shape(y_prev, "y_prev", "B O", sizes=dims)
+    check_same_dtype("c", c, "y_prev", y_prev)
+    if not isinstance(mu, torch.Tensor):
+        check_real(mu, "mu")
     return mu * c + y_prev
 
 
@@ -139,12 +152,14 @@ def exponential_trace(y: torch.Tensor, mu: float, c0: torch.Tensor | None = None
     ``c_t = mu c_{t-1} + y_{t-1}`` with ``c_0 = c0`` (zeros by default), so that
     ``c_t = mu^t c_0 + sum_{k=1}^{t} mu^(k-1) y_{t-k}``: a linear recurrence whose impulse
     response ``0, 1, mu, mu^2, ...`` decays but never ends (an infinite response).
+    ``T = 0`` is refused (``ValueError``).
     """
-    dims = check_shape(y, "y", "B T O")
-    check_floating(y, "y")
+    check_tensor(y, "y")
+    dims = check_nonempty(y, "y", "B T O", "T")  # c_0 is the first output: T >= 1
     if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not math.isfinite(mu):
         raise ValueError(f"mu must be a finite number, got {mu!r}")
     c0 = y.new_zeros(dims["B"], dims["O"]) if c0 is None else c0
+    check_tensor(c0, "c0")
     check_shape(c0, "c0", "B O", sizes={"B": dims["B"], "O": dims["O"]})
     check_same_dtype("y", y, "c0", c0)
     decay = torch.full_like(y[:, 1:], float(mu))  # (B, T - 1, O)
@@ -219,8 +234,7 @@ class RecurrentCell(nn.Module):
         super().__init__()
         check_int(input_size, "input_size", 1)
         check_int(hidden_size, "hidden_size", 1)
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias must be a bool, got {type(bias).__name__}")
+        check_bool(bias, "bias")
         self.input_size, self.hidden_size = input_size, hidden_size
         G = self.gates_count * hidden_size
         self.weight_ih = nn.Parameter(torch.empty(G, input_size))    # (G, D)
@@ -248,7 +262,7 @@ class RecurrentCell(nn.Module):
 
     def _check_step(self, x: torch.Tensor, state: tuple[torch.Tensor | None, ...]) -> State:
         """Validate one step's input (B, D) and state; missing (None) states become zeros."""
-        check_floating(x, "x")
+        check_tensor(x, "x")
         dims = check_shape(x, "x", "B D", sizes={"D": self.input_size})
         check_same_dtype("x", x, "weight_ih", self.weight_ih)
         for name, s in zip(("h", "c"), state):
@@ -284,7 +298,8 @@ class ElmanCell(RecurrentCell):
 
     def forward(self, x: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
         """``x_t (B, D)``, ``h_{t-1} (B, H)`` or None (zeros) -> ``h_t (B, H)``."""
-        return self.step(self.project_input(x), self._check_step(x, (h,)))[0]
+        state = self._check_step(x, (h,))  # validate before any arithmetic
+        return self.step(self.project_input(x), state)[0]
 
 
 def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = False
@@ -296,6 +311,7 @@ def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = Fa
     computed at position ``t`` is stored at index ``t`` either way. Works for any cell with
     ``project_input(x)`` and ``step(gx_t, state) -> state`` whose ``state[0]`` is the output.
     """
+    check_bool(reverse, "reverse")
     gx = cell.project_input(x)  # (B, T, G): the input terms of every step at once
     steps = x.shape[1]
     outputs: list[torch.Tensor] = [x] * steps  # placeholders, each overwritten below
@@ -347,8 +363,7 @@ class StackedRNN(nn.Module):
         self.input_size = check_int(input_size, "input_size", 1)
         self.hidden_size = check_int(hidden_size, "hidden_size", 1)
         self.num_layers = check_int(num_layers, "num_layers", 1)
-        if not isinstance(bidirectional, bool):
-            raise TypeError(f"bidirectional must be a bool, got {type(bidirectional).__name__}")
+        check_bool(bidirectional, "bidirectional")
         self.bidirectional = bidirectional
         self.num_directions = 2 if bidirectional else 1
         self.cells = nn.ModuleList(

@@ -38,7 +38,7 @@ from numbers import Real
 import torch
 from torch import Tensor, nn
 
-from seqlearn.validate import check_floating, check_int, check_same_dtype, check_shape
+from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
 
 
 def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None, dk: int | None = None,
@@ -49,8 +49,8 @@ def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None, dk: int | No
     dimensions, both floating point of one dtype. ``dq``/``dk`` fix the feature sizes (a
     module's input widths); ``same_dim=True`` requires ``dq == dk`` (dot-product scores).
     """
-    check_floating(q, "q")
-    check_floating(k, "k")
+    check_tensor(q, "q")
+    check_tensor(k, "k")
     check_same_dtype("q", q, "k", k)
     lead: dict = {}
     qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq}, bound=lead)
@@ -126,6 +126,7 @@ class AdditiveScore(nn.Module):
         super().__init__()
         for value, name in ((d_q, "d_q"), (d_k, "d_k"), (d_hidden, "d_hidden")):
             check_int(value, name)
+        check_bool(bias, "bias")
         self.query = nn.Linear(d_q, d_hidden, bias=bias)  # W_q (and b)
         self.key = nn.Linear(d_k, d_hidden, bias=False)  # W_k
         self.w = nn.Linear(d_hidden, 1, bias=False)  # w^T
@@ -149,6 +150,11 @@ class MLPScore(nn.Module):
         super().__init__()
         check_int(d_q, "d_q")
         check_int(d_k, "d_k")
+        check_bool(bias, "bias")
+        if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence):
+            raise TypeError(f"hidden must be a sequence of ints, got {type(hidden).__name__}")
+        if not (isinstance(activation, type) and issubclass(activation, nn.Module)):
+            raise TypeError(f"activation must be a torch.nn.Module class, got {activation!r}")
         widths = [d_q + d_k, *hidden]
         for width in hidden:
             check_int(width, "each hidden width")

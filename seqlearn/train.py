@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from seqlearn.validate import check_floating, check_int, check_shape
+from seqlearn.validate import check_int, check_real, check_shape, check_tensor
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -30,7 +30,7 @@ class SequenceClassifier(nn.Module):
         self.head = nn.Linear(features, num_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        check_floating(x, "x")
+        check_tensor(x, "x")
         check_shape(x, "x", "B T D")
         y, _ = self.rnn(x)  # (B, T, F)
         return self.head(y[:, -1])  # (B, C)
@@ -57,6 +57,12 @@ def fit(model: nn.Module, batches: Callable[[int], Batch], steps: int, *, lr: fl
     norm exceeds the threshold, ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off.
     """
     check_int(steps, "steps")
+    check_real(lr, "lr", positive=True)
+    check_real(weight_decay, "weight_decay", minimum=0.0)
+    if clip is not None:
+        check_real(clip, "clip", positive=True)  # a threshold <= 0 would reverse the step
+    if not callable(batches):
+        raise TypeError(f"batches must be callable (step -> (x, labels)), got {type(batches).__name__}")
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     losses = []
     model.train()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from seqlearn.validate import check_int
+from seqlearn.validate import check_int, check_real
 
 
 def sinusoidal_positional_encoding(T: int, d: int, *, base: float = 10000.0,
@@ -27,8 +27,10 @@ def sinusoidal_positional_encoding(T: int, d: int, *, base: float = 10000.0,
     """
     check_int(T, "T")
     check_int(d, "d")
-    if not base > 1:
+    if not check_real(base, "base") > 1:
         raise ValueError(f"base must be a number > 1, got {base}")
+    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
     t = torch.arange(T, dtype=torch.float64, device=device)[:, None]  # (T, 1)
     two_k = torch.arange(0, d, 2, dtype=torch.float64, device=device)  # (ceil(d/2),): 2k
     angle = t * base ** (-two_k / d)  # (T, ceil(d/2)): omega_k t

@@ -27,13 +27,13 @@ import torch
 from seqlearn.attention import causal_mask
 from seqlearn.gated import GRU
 from seqlearn.scan import linear_scan
-from seqlearn.validate import check_floating, check_same_dtype, check_shape
+from seqlearn.validate import check_tensor, check_same_dtype, check_shape
 
 
 def _check_gates(u: torch.Tensor, name: str = "u") -> dict:
     if not isinstance(u, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(u).__name__}")
-    check_floating(u, name)
+    check_tensor(u, name)
     return check_shape(u, name, "... T H")
 
 
@@ -97,7 +97,7 @@ def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor, h0: torch.Tensor | N
     if not isinstance(h_tilde, torch.Tensor) or h_tilde.shape != u.shape:
         raise ValueError(f"h_tilde must have the shape of u {tuple(u.shape)}, "
                          f"got {tuple(getattr(h_tilde, 'shape', ()))}")
-    check_floating(h_tilde, "h_tilde")
+    check_tensor(h_tilde, "h_tilde")
     check_same_dtype("u", u, "h_tilde", h_tilde)
     return linear_scan(u, (1 - u) * h_tilde, h0, method=method)
 
@@ -149,7 +149,7 @@ def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = N
         raise ValueError("gru must have one layer and one direction, got "
                          f"num_layers={gru.num_layers}, bidirectional={gru.bidirectional}")
     cell = gru.cells[0]
-    check_floating(x, "x")
+    check_tensor(x, "x")
     dims = check_shape(x, "x", "B T D", sizes={"D": gru.input_size})
     check_same_dtype("x", x, "the GRU's weights", cell.weight_ih)
     h = x.new_zeros(dims["B"], gru.hidden_size) if h0 is None else h0  # (B, H)

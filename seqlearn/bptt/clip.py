@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqlearn.validate import check_finite
+from seqlearn.validate import check_finite, check_floating, check_real
 
 
 def global_norm(grads: dict[str, np.ndarray]) -> float:
@@ -22,6 +22,7 @@ def global_norm(grads: dict[str, np.ndarray]) -> float:
     for name, g in grads.items():
         if not isinstance(g, np.ndarray):
             raise TypeError(f"grads[{name!r}] must be a numpy.ndarray, got {type(g).__name__}")
+        check_floating(g, f"grads[{name!r}]")
         check_finite(g, f"grads[{name!r}]")
     return float(np.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
 
@@ -32,8 +33,8 @@ def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float,
 
     ``norm`` is the global norm *before* clipping. The input dictionary is not modified.
     """
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be positive, got {max_norm!r}")
+    check_real(max_norm, "max_norm", positive=True, finite=False)  # inf: no clipping
+    check_real(eps, "eps", minimum=0.0)
     norm = global_norm(grads)
     factor = min(1.0, max_norm / (norm + eps))
     return {k: g * factor for k, g in grads.items()}, norm

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from seqlearn.bptt.params import check_array, check_keys
+from seqlearn.validate import check_floating
 
 GATES = ("i", "f", "o", "c")  # input, forget, output gate; candidate c~ (seed 004 names)
 PEEPHOLES = ("W_ci", "W_cf", "W_co")  # i and f see c_{t-1}, o sees c_t
@@ -53,6 +54,9 @@ BASE_KEYS = tuple(k for g in GATES for k in (f"W_x{g}", f"W_h{g}", f"b_{g}"))
 def sigmoid(a: np.ndarray) -> np.ndarray:
     """σ(a) = 1 / (1 + e^{-a}) = e^{a} / (1 + e^{a}); each form used where its exponent is <= 0,
     so that nothing overflows and σ keeps full relative precision in both tails."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"a must be a numpy.ndarray, got {type(a).__name__}")
+    check_floating(a, "a")
     z = np.exp(-np.abs(a))
     return np.where(a >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
 
@@ -127,7 +131,8 @@ def lstm_forward(x: np.ndarray, h0: np.ndarray, c0: np.ndarray,
         for name, value in zip(("i", "f", "o", "g", "c", "m", "h"), (i, f, o, g, c, m, h)):
             out[name][:, t] = value
         h_prev, c_prev = h, c
-    cache = LSTMCache(x=x, h0=h0, c0=c0, params=dict(params), **out)
+    cache = LSTMCache(x=x.copy(), h0=h0.copy(), c0=c0.copy(),  # copies: later in-place
+                      params={k: v.copy() for k, v in params.items()}, **out)  # edits are harmless
     return out["h"], cache
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from seqlearn.validate import check_finite, check_floating, check_rng, check_same_dtype, check_shape
+from seqlearn.validate import (check_bool, check_finite, check_floating, check_int, check_real,
+                               check_rng, check_same_dtype, check_shape)
 
 Array = np.ndarray
 Params = dict[str, Array]
@@ -21,6 +22,7 @@ MAX_LAYERS = 9  # beyond nine layers the names W{i}{i} and W{i} collide ("W11")
 
 def suffixes(bidirectional: bool) -> list[str]:
     """``["_f", "_b"]`` for a bidirectional network, ``[""]`` otherwise."""
+    check_bool(bidirectional, "bidirectional")
     return ["_f", "_b"] if bidirectional else [""]
 
 
@@ -29,8 +31,10 @@ def param_names(num_layers: int = 1, bidirectional: bool = False) -> list[str]:
 
     ``param_names(1) == ["W1", "W11", "b1", "W2", "b2"]``.
     """
-    if not isinstance(num_layers, int) or not 1 <= num_layers <= MAX_LAYERS:
+    if (not isinstance(num_layers, (int, np.integer)) or isinstance(num_layers, bool)
+            or not 1 <= num_layers <= MAX_LAYERS):
         raise ValueError(f"num_layers must be an int in 1..{MAX_LAYERS}, got {num_layers!r}")
+    num_layers = int(num_layers)
     names = [f"{w}{s}" for i in range(1, num_layers + 1) for s in suffixes(bidirectional)
              for w in (f"W{i}", f"W{i}{i}", f"b{i}")]
     return names + [f"W{num_layers + 1}", f"b{num_layers + 1}"]
@@ -48,6 +52,11 @@ def init_params(input_size: int, hidden_size: int, output_size: int, rng: np.ran
     """
     check_rng(rng)
     param_names(num_layers, bidirectional)                  # validates num_layers
+    for value, name in ((input_size, "input_size"), (hidden_size, "hidden_size"),
+                        (output_size, "output_size")):
+        check_int(value, name)
+    check_real(scale, "scale")
+    check_bool(orthogonal, "orthogonal")
     dirs, H = (2 if bidirectional else 1), hidden_size
     params: Params = {}
     for i in range(1, num_layers + 1):
@@ -65,6 +74,8 @@ def init_params(input_size: int, hidden_size: int, output_size: int, rng: np.ran
 
 def orthogonal_matrix(n: int, rng: np.random.Generator) -> Array:
     """A Haar-random orthogonal ``(n, n)`` matrix: QR of a Gaussian matrix, signs of R fixed."""
+    check_int(n, "n")
+    check_rng(rng)
     q, r = np.linalg.qr(rng.standard_normal((n, n)))
     return q * np.sign(np.diag(r))
 

@@ -29,8 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from seqlearn.validate import check_bool
 from seqlearn.bptt.params import (Array, Params, check_array, check_keys, check_params,
                                   param_names, suffixes)
+
+
+def _check_steps(x: Array, dims: dict[str, int]) -> None:
+    if dims["T"] < 1:
+        raise ValueError(f"x must have at least one time step, got shape {x.shape}")
 
 
 def _check_cache(cache: Any, made_by: str) -> None:
@@ -50,10 +56,12 @@ def rnn_layer_forward(x: Array, h0: Array, W: Array, U: Array,
     """The recurrence over ``x (B, T, D)`` from ``h0 (B, H)``: ``h (B, T, H)`` and a cache.
 
     ``W (H, D)``, ``U (H, H)``, ``b (H,)``: input, recurrent and bias parameters
-    (``W1, W11, b1`` of the single-layer network).
+    (``W1, W11, b1`` of the single-layer network). ``T = 0`` is refused (``ValueError``).
+    The cache holds copies, so changing the arrays in place later cannot change the gradients.
     """
     dims: dict[str, int] = {}
     check_array(x, "x", "B T D", dims)
+    _check_steps(x, dims)
     for a, name, spec in ((h0, "h0", "B H"), (W, "W", "H D"), (U, "U", "H H"), (b, "b", "H")):
         check_array(a, name, spec, dims, like=x)
     h = np.empty((dims["B"], dims["T"], dims["H"]), dtype=x.dtype)   # (B, T, H)
@@ -61,7 +69,8 @@ def rnn_layer_forward(x: Array, h0: Array, W: Array, U: Array,
     for t in range(dims["T"]):
         h_t = rnn_step(x[:, t], h_t, W, U, b)
         h[:, t] = h_t
-    return h, {"x": x, "h0": h0, "h": h, "W": W, "U": U, "b": b, "made_by": "rnn_layer_forward"}
+    saved = {k: v.copy() for k, v in (("x", x), ("h0", h0), ("W", W), ("U", U), ("b", b))}
+    return h, {**saved, "h": h, "made_by": "rnn_layer_forward"}
 
 
 def rnn_layer_backward(dh: Array, cache: dict) -> dict[str, Array]:
@@ -134,11 +143,13 @@ def rnn_forward(x: Array, h0: Array, params: Params) -> tuple[Array, dict]:
     """
     dims: dict[str, int] = {}
     check_array(x, "x", "B T D", dims)
+    _check_steps(x, dims)
     check_array(h0, "h0", "B H", dims, like=x)
     check_params(params, 1, False, dims, x)
+    params = {k: v.copy() for k, v in params.items()}  # the cache must not see later edits
     h, layer = rnn_layer_forward(x, h0, params["W1"], params["W11"], params["b1"])  # (B, T, H)
     y = _output_forward(h, params["W2"], params["b2"])                               # (B, T, O)
-    return y, {"x": x, "layer": layer, "h": h, "params": params, "y_shape": y.shape,
+    return y, {"x": layer["x"], "layer": layer, "h": h, "params": params, "y_shape": y.shape,
                "made_by": "rnn_forward"}
 
 
@@ -166,14 +177,16 @@ def deep_rnn_forward(x: Array, h0: Array, params: Params,
     direction). Layer ``i`` reads ``h^(i-1)(t)`` (both directions concatenated,
     ``(B, T, dirs*H)``); the output layer ``W{n+1}`` reads the top layer. ``y (B, T, O)``.
     """
-    dirs = 2 if bidirectional else 1
+    dirs = 2 if check_bool(bidirectional, "bidirectional") else 1
     dims: dict[str, int] = {}
     check_array(x, "x", "B T D", dims)
+    _check_steps(x, dims)
     check_array(h0, "h0", "S B H", dims, like=x)
     if dims["S"] % dirs:
         raise ValueError(f"h0 must have shape (L*{dirs}, B, H), got {h0.shape}")
     n = dims["S"] // dirs
     names = check_params(params, n, bidirectional, dims, x)
+    params = {k: v.copy() for k, v in params.items()}  # the cache must not see later edits
     layers, h = [], x                                        # h^(0) = x: (B, T, D)
     for i in range(1, n + 1):
         outs, caches = [], []

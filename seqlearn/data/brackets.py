@@ -28,7 +28,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from seqlearn.validate import check_rng
+from seqlearn.validate import check_bool, check_real, check_rng
 
 VOCAB: tuple[str, ...] = ("(", ")", "x")
 _STEP = {"(": 1, ")": -1, "x": 0}
@@ -54,29 +54,48 @@ def is_balanced(s: str) -> bool:
 
 # --------------------------------------------------------------------------- sampling
 
-@lru_cache(maxsize=64)
-def _completions(m: int, max_depth: int) -> tuple[tuple[int, ...], ...]:
-    """``N[i][d]``: ways to finish a balanced word of ``m`` brackets from depth ``d`` at step ``i``.
+@lru_cache(maxsize=8)
+def _open_probabilities(m: int, max_depth: int) -> np.ndarray:
+    """``p[i, d]``: probability of ``(`` at step ``i`` and depth ``d`` (bounded depth).
 
-    ``N[m][0] = 1``; ``N[i][d] = N[i+1][d+1] (if d < max_depth) + N[i+1][d-1] (if d > 0)``.
-    Python integers: exact for any length.
+    With ``N[i][d]`` the number of ways to finish a balanced word of ``m`` brackets from depth
+    ``d`` at step ``i`` (``N[m][0] = 1``; ``N[i][d] = N[i+1][d+1] (if d < max_depth) +
+    N[i+1][d-1] (if d > 0)``), ``p[i, d] = N[i+1][d+1] / N[i][d]``. The counts are exact
+    Python integers, but only two rows live at a time: time ``O(m^2 max_depth / 64)`` word
+    operations, memory ``8 m (max_depth + 1)`` bytes for the float table (cached, 8 tables).
     """
-    rows = [[0] * (max_depth + 2) for _ in range(m + 1)]
-    rows[m][0] = 1
+    p = np.zeros((m, max_depth + 1))
+    below = [1] + [0] * (max_depth + 1)  # row N[i+1], starting with N[m]
     for i in range(m - 1, -1, -1):
+        row = [0] * (max_depth + 2)
         for d in range(max_depth + 1):
-            up = rows[i + 1][d + 1] if d < max_depth else 0
-            down = rows[i + 1][d - 1] if d > 0 else 0
-            rows[i][d] = up + down
-    return tuple(tuple(r) for r in rows)
+            up = below[d + 1] if d < max_depth else 0
+            row[d] = up + (below[d - 1] if d > 0 else 0)
+            if up:
+                p[i, d] = up / row[d]  # a correctly rounded ratio of exact integers
+        below = row
+    return p
+
+
+def _p_open(i: int, d: int, m: int, max_depth: int) -> float:
+    """Probability of ``(`` at step ``i`` and depth ``d`` for a uniform balanced word.
+
+    Without an effective depth bound (``max_depth >= m / 2``) the count of completions is the
+    ballot number ``N(n, d) = (d + 1) / (n - k + 1) * C(n, k)`` with ``n = m - i`` steps left
+    and ``k = (n - d) / 2`` of them ``(``, so ``N(n - 1, d + 1) / N(n, d) = k (d + 2) /
+    (n (d + 1))``: O(1) per step, no table (the same float as the table's exact ratio).
+    """
+    if max_depth >= m // 2:
+        n = m - i
+        return (n - d) // 2 * (d + 2) / (n * (d + 1))
+    return float(_open_probabilities(m, max_depth)[i, d])
 
 
 def _dyck_word(m: int, max_depth: int, rng: np.random.Generator) -> list[str]:
     """A uniformly random balanced word of ``m`` brackets with depth at most ``max_depth``."""
-    N = _completions(m, max_depth)
     word, d = [], 0
     for i in range(m):
-        p_open = N[i + 1][d + 1] / N[i][d] if d < max_depth else 0.0  # exact ratio of integers
+        p_open = _p_open(i, d, m, max_depth) if d < max_depth else 0.0
         if rng.random() < p_open:
             word.append("(")
             d += 1
@@ -90,7 +109,7 @@ def _layout(length: int, fill: float, max_depth: int | None) -> tuple[int, int]:
     """Number of brackets (even, >= 2) and the effective depth bound for a string of ``length``."""
     if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 2:
         raise ValueError(f"length must be an integer >= 2, got {length!r}")
-    if not 0.0 <= fill < 1.0:
+    if not 0.0 <= check_real(fill, "fill") < 1.0:
         raise ValueError(f"fill must be in [0, 1), got {fill!r}")
     n_fill = int(round(fill * length))
     n_fill += (length - n_fill) % 2                      # an even number of brackets
@@ -119,7 +138,8 @@ def balanced_string(length: int, rng: np.random.Generator, *, max_depth: int | N
     """A balanced string of exactly ``length`` characters with nesting depth at most ``max_depth``.
 
     About a fraction ``fill`` of the characters are the filler ``x`` (rounded so that the number
-    of brackets is even); the brackets form a uniformly random balanced word.
+    of brackets is even); the brackets form a uniformly random balanced word. Cost: O(length)
+    without a depth bound below ``length / 2``, otherwise as stated in ``_open_probabilities``.
     """
     check_rng(rng)
     m, depth = _layout(length, fill, max_depth)
@@ -224,7 +244,10 @@ def encode_brackets(strings: list[str], *, onehot: bool = True,
 
     Index ``v`` stands for ``VOCAB[v]``: 0 = ``(``, 1 = ``)``, 2 = ``x``.
     """
-    if isinstance(strings, str) or len(strings) == 0:
+    check_bool(onehot, "onehot")
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
+    if isinstance(strings, str) or not isinstance(strings, (list, tuple)) or len(strings) == 0:
         raise ValueError("strings must be a non-empty list of strings")
     for s in strings:
         _check_string(s)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from seqlearn.validate import check_int
+from seqlearn.validate import check_bool, check_int, check_real
 
 
 def sample_and_hold(n: int, T: int, p_write: float, generator: torch.Generator, *,
@@ -24,7 +24,8 @@ def sample_and_hold(n: int, T: int, p_write: float, generator: torch.Generator, 
     """
     check_int(n, "n")
     check_int(T, "T")
-    if not 0.0 <= float(p_write) <= 1.0:
+    check_bool(write_at_start, "write_at_start")
+    if not 0.0 <= check_real(p_write, "p_write") <= 1.0:
         raise ValueError(f"p_write must be a probability in [0, 1], got {p_write!r}")
     if not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")

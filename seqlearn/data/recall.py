@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from seqlearn.validate import check_rng
+from seqlearn.validate import check_bool, check_rng
 
 
 Batch = tuple[torch.Tensor, torch.Tensor]
@@ -58,6 +58,7 @@ def recall_dataset(n: int, delay: int, rng: np.random.Generator, *, num_symbols:
     """Tensors for training: ``x (n, delay + 2, V)`` one-hot (or ``(n, delay + 2)`` indices), ``labels (n,)``."""
     tokens, labels = recall_tokens(n, delay, rng, num_symbols=num_symbols,
                                    num_distractors=num_distractors)
+    check_bool(onehot, "onehot")
     index = torch.from_numpy(tokens)  # (n, T)
     if onehot:
         V = recall_vocab_size(num_symbols, num_distractors)
