@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 180
 
-.PHONY: book test test-package test-notebooks test-browser browser-deps run-chapter lab clean
+.PHONY: book test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: test-package test-notebooks book test-browser
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py -q
+
+# 20 times the property-test examples of `make test` (tests/package/conftest.py)
+test-deep: $(STAMP)
+	SEQLEARN_HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest tests/package -q
 
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) chapters -q

@@ -104,11 +104,18 @@ def _normalise(m: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
 
 def to_extended(x: torch.Tensor) -> torch.Tensor:
     """Finite ``x (...)`` -> extended-exponent pairs ``(2, ...)`` in float64 (exact)."""
+    check_tensor(x, "x")
+    check_finite(x, "x")
     return _normalise(x.double(), torch.zeros_like(x, dtype=torch.float64))
 
 
 def from_extended(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Pairs ``(2, ...)`` -> ``m 2^e`` in ``dtype``; +-inf where the value exceeds its range."""
+    check_tensor(x, "x")
+    if x.dim() < 1 or x.shape[0] != 2:
+        raise ValueError(f"x must have shape (2, ...) (mantissas, exponents), got {tuple(x.shape)}")
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"dtype must be a floating torch.dtype, got {dtype!r}")
     return _ldexp(x[0], x[1]).to(dtype)
 
 
@@ -206,7 +213,8 @@ def linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None = None
     if chunk is not None and (not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 2):
         raise ValueError(f"chunk must be None or an int >= 2, got {chunk!r}")
     if dims["T"] == 0:
-        return a * b  # (..., 0, H), still connected to a and b for autograd
+        start = 0 if h0 is None else h0.unsqueeze(-2)  # (..., 1, H) broadcasts to (..., 0, H)
+        return a * (b + start)  # (..., 0, H), still connected to a, b and h0 for autograd
     if h0 is None:  # h_{-1} = 0 folded in as a state, so that h depends on a for every T
         h0 = torch.zeros_like(b[..., 0, :])
     h = _run(a, b, h0, method, chunk or default_chunk(dims["T"]), PLAIN)
@@ -250,7 +258,8 @@ class ExtendedScan(torch.autograd.Function):
         lam = linear_scan(a_next.flip(-2), grad.flip(-2), method=ctx.method,
                           chunk=ctx.chunk).flip(-2)  # (..., T, H): lambda_t, backwards in time
         h_prev = torch.cat([h0.unsqueeze(-2), h[..., :-1, :]], dim=-2)  # (..., T, H): h_{t-1}
-        return lam * h_prev, lam, a[..., 0, :] * lam[..., 0, :], None, None
+        grad_a = torch.where(h_prev == 0, 0.0, lam * h_prev)  # 0, not inf * 0, where h = 0
+        return grad_a, lam, a[..., 0, :] * lam[..., 0, :], None, None
 
 
 def _run(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor, method: str, chunk: int,
