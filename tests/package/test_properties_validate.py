@@ -1,0 +1,71 @@
+"""Property tests of seqlearn.validate: the checks accept what they promise, refuse the rest."""
+
+import numpy as np
+import torch
+from hypothesis import given, strategies as st
+
+from properties import covers, not_bools, not_reals, numpy_of, randn, refuses, seeds
+from seqlearn import validate as v
+
+shapes = st.lists(st.integers(0, 4), min_size=1, max_size=4)
+
+
+@covers("seqlearn.validate.check_shape", "seqlearn.validate.check_nonempty")
+@given(shape=shapes, extra=st.integers(1, 3))
+def test_check_shape_binds_names_and_repeated_sizes(shape, extra):
+    x = torch.zeros(*shape)
+    spec = " ".join(f"d{i}" for i in range(len(shape)))
+    assert v.check_shape(x, "x", spec) == {f"d{i}": s for i, s in enumerate(shape)}
+    assert v.check_shape(x, "x", "... " + spec)["..."] == ()
+    refuses(v.check_shape, x, "x", spec + " extra")
+    refuses(v.check_shape, x.tolist(), "x", spec)
+    square = torch.zeros(shape[0], shape[0] + extra)
+    refuses(v.check_shape, square, "x", "H H")
+    assert v.check_shape(torch.zeros(shape[0], shape[0]), "x", "H H") == {"H": shape[0]}
+    if 0 in shape:
+        refuses(v.check_nonempty, x, "x", spec, spec)
+    else:
+        assert v.check_nonempty(x, "x", spec, spec)
+
+
+@covers("seqlearn.validate.check_floating", "seqlearn.validate.check_tensor",
+        "seqlearn.validate.check_same_dtype", "seqlearn.validate.check_finite")
+@given(seed=seeds, bad=st.sampled_from([float("nan"), float("inf")]))
+def test_dtype_type_and_finiteness_checks(seed, bad):
+    x = randn(seed, 3)
+    v.check_floating(x, "x")
+    v.check_floating(numpy_of(x), "x")
+    assert v.check_tensor(x, "x") is x
+    refuses(v.check_tensor, numpy_of(x), "x")
+    refuses(v.check_tensor, x.long(), "x")
+    refuses(v.check_floating, x.long(), "x")
+    v.check_same_dtype("a", x, "b", x)
+    refuses(v.check_same_dtype, "a", x, "b", x.float())
+    v.check_finite(x, "x")
+    y = x.clone()
+    y[0] = bad
+    refuses(v.check_finite, y, "y")
+    refuses(v.check_finite, [1.0], "y")
+
+
+@covers("seqlearn.validate.check_int", "seqlearn.validate.check_bool",
+        "seqlearn.validate.check_real", "seqlearn.validate.check_rng")
+@given(n=st.integers(-5, 5), flag=not_bools, real=not_reals, r=st.floats(allow_nan=True))
+def test_scalar_checks(n, flag, real, r):
+    if n >= 1:
+        assert v.check_int(n, "n") == n
+    else:
+        refuses(v.check_int, n, "n")
+    refuses(v.check_int, True, "n")
+    refuses(v.check_int, 3, "n", 1, 2)
+    assert v.check_bool(True, "f") is True and v.check_bool(np.bool_(False), "f") is False
+    refuses(v.check_bool, flag, "f")
+    refuses(v.check_real, real, "r")
+    if np.isfinite(r):
+        assert v.check_real(r, "r") == r
+        if r <= 0:
+            refuses(v.check_real, r, "r", positive=True)
+    else:
+        refuses(v.check_real, r, "r")
+    assert isinstance(v.check_rng(np.random.default_rng(n + 5)), np.random.Generator)
+    refuses(v.check_rng, n)
