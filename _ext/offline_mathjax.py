@@ -3,6 +3,10 @@
 The MathJax files come from the PyPI package ``django-static-mathjax`` (pinned in
 requirements.txt; it ships MathJax 3 as plain static files and needs no Django at all). After an
 HTML build they are copied to ``_build/html/_static/mathjax/`` and ``mathjax_path`` points there.
+
+Only the parts a page can load are copied (about 3 MB of MathJax's 24 MB): the combined TeX
+component, the TeX extensions it loads on demand, the web fonts of its HTML output, and the
+accessibility and menu components that its context menu loads.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from sphinx.application import Sphinx
 
 TARGET = "mathjax"  # under _static/
 ENTRY = "tex-chtml.js"
+PARTS = [ENTRY, "input/tex/extensions", "output/chtml/fonts/woff-v2", "a11y", "ui"]
 
 
 def mathjax_source() -> Path:
@@ -34,8 +39,15 @@ def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / "_static" / TARGET
-    if not (target / ENTRY).is_file():
-        shutil.copytree(mathjax_source(), target, dirs_exist_ok=True)
+    if (target / ENTRY).is_file():
+        return
+    source = mathjax_source()
+    for part in PARTS:
+        if (source / part).is_dir():
+            shutil.copytree(source / part, target / part, dirs_exist_ok=True)
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / part, target / part)
 
 
 def setup(app: Sphinx) -> dict:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from PIL import Image
 
 _SCRIPT = """
 (function () {
@@ -38,17 +39,40 @@ _SCRIPT = """
     root.setAttribute("data-frame", index);
   }
   sliders.forEach(function (s) { s.addEventListener("input", update); });
+  var hint = root.querySelector(".fs-hint");
+  if (hint) { hint.parentNode.removeChild(hint); }
   update();
 })();
 """
 
 
-def figure_png(fig: Figure, dpi: int = 72) -> bytes:
-    """Render a matplotlib figure to PNG bytes (no software/version metadata) and close it."""
+FRAME_DPI = 100
+"""Resolution of slider frames: sharp on a desktop screen, still legible zoomed on a phone."""
+
+FRAME_COLOURS = 128
+"""Palette size of slider frames: a plot has few colours, and a palette PNG is 3-4x smaller."""
+
+HINT = ("Precomputed frames: this slider moves once the notebook's scripts may run "
+        "(trust the notebook, or run this cell). For sliders that redraw on demand, "
+        "run the next cell.")
+"""Shown in place of a working slider where a stored notebook's scripts are blocked."""
+
+
+def figure_png(fig: Figure, dpi: int = FRAME_DPI, colours: int | None = None) -> bytes:
+    """Render a matplotlib figure to PNG bytes (no software/version metadata) and close it.
+
+    With ``colours``, the image is reduced to an adaptive palette of that many colours (the
+    notebook stores every frame, so frames must stay small).
+    """
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     plt.close(fig)
-    return buffer.getvalue()
+    if colours is None:
+        return buffer.getvalue()
+    image = Image.open(buffer).convert("RGB").quantize(colours, dither=Image.Dither.NONE)
+    small = io.BytesIO()
+    image.save(small, format="PNG", optimize=True)
+    return small.getvalue()
 
 
 def _label(value: Any) -> str:
@@ -68,7 +92,8 @@ class FrameSlider:
         Called once per combination of parameter values; must return a matplotlib ``Figure``
         (it is rendered and closed here).
     dpi:
-        Resolution of the stored frames (keep the notebook small: frames are embedded).
+        Resolution of the stored frames (at least 100, so that the book's figures stay sharp;
+        frames are stored as palette PNGs to keep the notebook small).
     **params:
         One list of values per slider, e.g. ``u=[0.1, 0.5, 0.9], spike=[0, 3, 6]``. The frames
         cover the Cartesian product, so keep the product modest (about 40 frames or fewer).
@@ -76,7 +101,7 @@ class FrameSlider:
         Optional mapping from parameter name to the value shown first (default: the middle value).
     """
 
-    def __init__(self, draw: Callable[..., Figure], *, dpi: int = 72,
+    def __init__(self, draw: Callable[..., Figure], *, dpi: int = FRAME_DPI,
                  initial: dict[str, Any] | None = None, **params: Sequence[Any]) -> None:
         if not callable(draw):
             raise TypeError(f"draw must be callable, got {type(draw).__name__}")
@@ -98,7 +123,8 @@ class FrameSlider:
             figure = draw(**dict(zip(self.params, combination)))
             if not isinstance(figure, Figure):
                 raise TypeError(f"draw must return a matplotlib Figure, got {type(figure).__name__}")
-            self.frames.append(base64.b64encode(figure_png(figure, dpi)).decode("ascii"))
+            png = figure_png(figure, dpi, colours=FRAME_COLOURS)
+            self.frames.append(base64.b64encode(png).decode("ascii"))
         signature = json.dumps([getattr(draw, "__qualname__", "draw"),
                                 {k: [_label(v) for v in vs] for k, vs in self.params.items()}])
         self.element_id = "frameslider-" + hashlib.sha1(signature.encode()).hexdigest()[:12]
@@ -128,6 +154,8 @@ class FrameSlider:
             f'<img class="fs-frame" alt="interactive figure" style="max-width:100%" '
             f'src="data:image/png;base64,{self.frames[index]}">'
             f"{controls}"
+            f'<p class="fs-hint" style="font-family:sans-serif;font-size:0.85em;'
+            f'color:#555">{html.escape(HINT)}</p>'
             f'<script type="application/json" class="fs-frames">{json.dumps(self.frames)}</script>'
             f'<script type="application/json" class="fs-labels">{json.dumps(labels)}</script>'
             f"<script>{_SCRIPT % {'id': json.dumps(self.element_id)}}</script>"
@@ -156,7 +184,10 @@ class FrameSlider:
                 controls[name] = widgets.SelectionSlider(
                     options=[(_label(v), v) for v in values], value=self.initial[name],
                     description=name, continuous_update=False)
-        picture = widgets.Image(format="png")
+        # The picture fits the window: sliders and figure are seen together.
+        picture = widgets.Image(format="png", layout=widgets.Layout(
+            max_width="100%", max_height="65vh", width="auto", height="auto",
+            object_fit="contain"))
 
         def redraw(_change: Any = None) -> None:
             picture.value = figure_png(self.draw(**{n: c.value for n, c in controls.items()}), self.dpi)

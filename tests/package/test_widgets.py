@@ -84,3 +84,21 @@ def test_live_sliders_accept_mixed_values():
     assert type(live.children[0]).__name__ == "SelectionSlider"
     live.children[0].value = 5
     assert bytes(live.children[-1].value).startswith(b"\x89PNG")
+
+
+def test_frames_are_sharp_small_palette_pngs_with_a_hint_for_blocked_scripts():
+    from PIL import Image
+    import io
+
+    demo = FrameSlider(draw, u=[0.1, 0.9], k=[0])
+    image = Image.open(io.BytesIO(base64.b64decode(demo.frames[0])))
+    assert image.size == (200, 150)          # figsize (2, 1.5) at 100 dpi
+    assert image.mode == "P"                 # palette: a few kB per frame
+    html_text = demo._repr_html_()
+    assert 'class="fs-hint"' in html_text and "run the next cell" in html_text
+    assert 'root.querySelector(".fs-hint")' in html_text   # the script removes the hint
+
+
+def test_live_picture_fits_the_window():
+    picture = FrameSlider(draw, u=[0.1, 0.9], k=[0]).live().children[-1]
+    assert picture.layout.max_height == "65vh" and picture.layout.max_width == "100%"

@@ -1,0 +1,57 @@
+"""Give the book's portable Markdown its boxes back in the HTML build.
+
+Chapters are read in four places (the HTML book, JupyterLab with jupyterlab-myst, Colab and
+plain renderers such as GitHub or ``nbconvert``), so they use only Markdown that all four
+understand. A box is written as a block quote whose first words are bold::
+
+    > **Erratum (the CMU 11-785 notes).** The notes print ...
+
+Every renderer shows that as a quotation; this extension turns it into a Sphinx admonition in
+the HTML book: a warning box for "Erratum ...", a note box for "Note ...", with the bold words
+as its title. (Solutions are ``<details>`` elements, which every renderer folds already.)
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+BOXES = {"Erratum": "warning", "Note": "note"}
+
+
+def _box_class(quote: nodes.block_quote) -> str | None:
+    first = quote.children[0] if quote.children else None
+    if not isinstance(first, nodes.paragraph) or not first.children:
+        return None
+    lead = first.children[0]
+    if not isinstance(lead, nodes.strong):
+        return None
+    word = lead.astext().split(" ", 1)[0].rstrip(".:")
+    return BOXES.get(word)
+
+
+def quotes_to_admonitions(app: Sphinx, doctree: nodes.document) -> None:
+    """Replace each block quote that opens with a bold box word by an admonition."""
+    for quote in list(doctree.findall(nodes.block_quote)):
+        kind = _box_class(quote)
+        if kind is None:
+            continue
+        paragraph = quote.children[0]
+        lead = paragraph.children[0]
+        title = nodes.title("", "", *lead.children)
+        if title.children and isinstance(title.children[-1], nodes.Text):
+            title.children[-1] = nodes.Text(str(title.children[-1]).rstrip(" .:"))
+        paragraph.remove(lead)
+        if paragraph.children and isinstance(paragraph.children[0], nodes.Text):
+            paragraph.children[0] = nodes.Text(str(paragraph.children[0]).lstrip())
+        box = nodes.admonition("", title, classes=["admonition", kind])
+        for child in list(quote.children):
+            if child is paragraph and not paragraph.astext().strip():
+                continue
+            box += child
+        quote.replace_self(box)
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("doctree-read", quotes_to_admonitions)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
