@@ -19,10 +19,17 @@ name                score(q_t, k_i)                                        objec
 dot                 q_t^T k_i                                              :func:`dot_score`
 scaled dot          q_t^T k_i / sqrt(d)                                    :func:`scaled_dot_score`
 general / bilinear  q_t^T W k_i                                            :class:`BilinearScore`
-concat / additive   w^T tanh(W [q_t; k_i]) = w^T tanh(W_q q_t + W_k k_i)   :class:`AdditiveScore`
+concat              w^T tanh(W [q_t; k_i])                                 :class:`ConcatScore`
+additive            w^T tanh(W_q q_t + W_k k_i), with W = [W_q W_k]        :class:`AdditiveScore`
 MLP                 MLP([q_t; k_i])                                        :class:`MLPScore`
 location            (W q_t)_i  (ignores the keys' content)                 :class:`LocationScore`
 ==================  =====================================================  ====================
+
+Concat and additive are one function written two ways: a matrix acting on a stacked vector is
+the sum of its column blocks acting on the pieces, ``W [q; k] = W_q q + W_k k``
+(:meth:`AdditiveScore.from_concat` splits the weights; the book's attention chapter proves the
+identity). They differ in cost: the concatenated form multiplies ``W`` into all ``Tq * Tk``
+pairs, the additive form projects each query and each key once.
 
 Erratum (source notes): one set of notes divides the scaled dot product by ``sqrt(||a||)``; the
 scale of Vaswani et al. is ``1/sqrt(d)`` with ``d`` the key dimension, a constant that keeps the
@@ -90,6 +97,20 @@ def scaled_dot_score(q: Tensor, k: Tensor, scale: float | None = None) -> Tensor
     return float(scale) * (q @ k.transpose(-2, -1))  # (..., Tq, Tk)
 
 
+def concat_pairs(q: Tensor, k: Tensor) -> Tensor:
+    """Every pair ``[q_t; k_i]`` stacked: q (..., Tq, dq), k (..., Tk, dk) -> (..., Tq, Tk, dq + dk).
+
+    The input of the concatenated scores (:class:`ConcatScore`, :class:`MLPScore`); it holds
+    ``Tq * Tk`` vectors, which is why the additive form avoids it.
+    """
+    dims = check_query_key(q, k)
+    lead = q.shape[:-2]
+    return torch.cat([  # (..., Tq, Tk, dq + dk)
+        q.unsqueeze(-2).expand(*lead, dims["Tq"], dims["Tk"], dims["dq"]),
+        k.unsqueeze(-3).expand(*lead, dims["Tq"], dims["Tk"], dims["dk"]),
+    ], dim=-1)
+
+
 class BilinearScore(nn.Module):
     """General (bilinear) score ``e_{t,i} = q_t^T W k_i`` with ``W`` of shape ``(d_q, d_k)``.
 
@@ -108,18 +129,48 @@ class BilinearScore(nn.Module):
         return q @ self.weight @ k.transpose(-2, -1)  # (..., Tq, dk) @ (..., dk, Tk)
 
 
-class AdditiveScore(nn.Module):
-    r"""Concat / additive score of Bahdanau et al. (2015).
+class ConcatScore(nn.Module):
+    r"""Concat score as the CMU 11-785 notes write it: a one-layer network reads each pair.
 
     .. math::
 
-        e_{t,i} = w^\top \tanh\big(W [q_t; k_i] + b\big)
-                = w^\top \tanh\big(W_q q_t + W_k k_i + b\big),
+        e_{t,i} = v^\top \tanh\big(W [q_t; k_i] + b\big), \qquad
+        W \in \mathbb{R}^{h \times (d_q + d_k)},\; v \in \mathbb{R}^{h}.
+
+    The readable form: it builds all ``Tq * Tk`` stacked pairs and multiplies ``W`` into each.
+    :class:`AdditiveScore` computes the same numbers without the pairs
+    (:meth:`AdditiveScore.from_concat`). ``bias`` adds ``b``.
+    """
+
+    def __init__(self, d_q: int, d_k: int, d_hidden: int, bias: bool = False) -> None:
+        super().__init__()
+        for value, name in ((d_q, "d_q"), (d_k, "d_k"), (d_hidden, "d_hidden")):
+            check_int(value, name)
+        check_bool(bias, "bias")
+        self.d_q, self.d_k = d_q, d_k
+        self.W = nn.Linear(d_q + d_k, d_hidden, bias=bias)  # W (and b)
+        self.v = nn.Linear(d_hidden, 1, bias=False)  # v^T
+
+    def forward(self, q: Tensor, k: Tensor) -> Tensor:
+        check_query_key(q, k, dq=self.d_q, dk=self.d_k)
+        pairs = concat_pairs(q, k)  # (..., Tq, Tk, dq + dk)
+        return self.v(torch.tanh(self.W(pairs))).squeeze(-1)  # (..., Tq, Tk)
+
+
+class AdditiveScore(nn.Module):
+    r"""Additive score of Bahdanau et al. (2015): the concat score with ``W`` split in two.
+
+    .. math::
+
+        e_{t,i} = w^\top \tanh\big(W_q q_t + W_k k_i + b\big)
+                = w^\top \tanh\big(W [q_t; k_i] + b\big),
         \qquad W = [W_q \; W_k] \in \mathbb{R}^{h \times (d_q + d_k)}.
 
-    Splitting ``W`` into the blocks that multiply ``q`` and ``k`` projects each sequence once,
-    so the ``(Tq, Tk, h)`` tensor is formed by broadcasting a sum instead of concatenating all
-    pairs. ``bias`` adds ``b`` (Bahdanau et al. have none).
+    The Sequence Models notes write it ``W_a^T tanh(W_b q_t + W_c k_i)``: ``W_b = W_q`` is
+    ``self.query``, ``W_c = W_k`` is ``self.key`` and ``W_a = w`` is ``self.w``. Splitting
+    ``W`` into the blocks that multiply ``q`` and ``k`` projects each sequence once, so the
+    ``(Tq, Tk, h)`` tensor is formed by broadcasting a sum instead of concatenating all
+    pairs (:class:`ConcatScore`). ``bias`` adds ``b`` (Bahdanau et al. have none).
     """
 
     def __init__(self, d_q: int, d_k: int, d_hidden: int, bias: bool = False) -> None:
@@ -135,6 +186,25 @@ class AdditiveScore(nn.Module):
         check_query_key(q, k, dq=self.query.in_features, dk=self.key.in_features)
         hidden = self.query(q).unsqueeze(-2) + self.key(k).unsqueeze(-3)  # (..., Tq, Tk, h)
         return self.w(torch.tanh(hidden)).squeeze(-1)  # (..., Tq, Tk)
+
+    @classmethod
+    def from_concat(cls, concat: ConcatScore) -> AdditiveScore:
+        """The additive score with the weights of ``concat``: ``[W_q W_k] = W``, ``w = v``.
+
+        Both compute the same scores (up to rounding), because ``W [q; k] = W_q q + W_k k``.
+        """
+        if not isinstance(concat, ConcatScore):
+            raise TypeError(f"concat must be a ConcatScore, got {type(concat).__name__}")
+        W = concat.W.weight  # (h, dq + dk)
+        score = cls(concat.d_q, concat.d_k, W.shape[0], bias=concat.W.bias is not None)
+        score.to(dtype=W.dtype, device=W.device)
+        with torch.no_grad():
+            score.query.weight.copy_(W[:, : concat.d_q])  # W_q: the first d_q columns
+            score.key.weight.copy_(W[:, concat.d_q:])  # W_k: the last d_k columns
+            if concat.W.bias is not None:
+                score.query.bias.copy_(concat.W.bias)
+            score.w.weight.copy_(concat.v.weight)
+        return score
 
 
 class MLPScore(nn.Module):
@@ -166,13 +236,8 @@ class MLPScore(nn.Module):
         self.mlp = nn.Sequential(*layers)
 
     def forward(self, q: Tensor, k: Tensor) -> Tensor:
-        dims = check_query_key(q, k, dq=self.d_q, dk=self.d_k)
-        lead = q.shape[:-2]
-        pairs = torch.cat([  # (..., Tq, Tk, dq + dk): [q_t; k_i] for every pair
-            q.unsqueeze(-2).expand(*lead, dims["Tq"], dims["Tk"], dims["dq"]),
-            k.unsqueeze(-3).expand(*lead, dims["Tq"], dims["Tk"], dims["dk"]),
-        ], dim=-1)
-        return self.mlp(pairs).squeeze(-1)  # (..., Tq, Tk)
+        check_query_key(q, k, dq=self.d_q, dk=self.d_k)
+        return self.mlp(concat_pairs(q, k)).squeeze(-1)  # (..., Tq, Tk)
 
 
 class LocationScore(nn.Module):

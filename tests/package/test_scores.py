@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from seqlearn.attention import attend
-from seqlearn.scores import (AdditiveScore, BilinearScore, LocationScore, MLPScore, dot_score,
-                             scaled_dot_score)
+from seqlearn.scores import (AdditiveScore, BilinearScore, ConcatScore, LocationScore, MLPScore,
+                             concat_pairs, dot_score, scaled_dot_score)
 
 F64 = dict(dtype=torch.float64)
 TIGHT = dict(rtol=1e-10, atol=1e-12)
@@ -68,6 +68,46 @@ def test_additive_equals_concatenated_form(qk, bias):
     torch.testing.assert_close(score(q, k3), ref, **TIGHT)
 
 
+def test_concat_pairs_stacks_every_query_with_every_key(qk):
+    q, k = qk
+    k3 = k[..., :3]
+    stacked = concat_pairs(q, k3)  # (2, 3, 5, 7)
+    assert stacked.shape == (2, 3, 5, 7)
+    for b, t, i, q_t, k_i in pairs(q, k3):
+        torch.testing.assert_close(stacked[b, t, i], torch.cat([q_t, k_i]), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_concat_score_is_v_tanh_w_of_each_stacked_pair(qk, bias):
+    q, k = qk
+    k3 = k[..., :3]
+    score = ConcatScore(4, 3, 6, bias=bias).double()
+    b = score.W.bias if bias else torch.zeros(6, **F64)
+    ref = by_pairs(q, k3, lambda a, c: score.v.weight[0] @ torch.tanh(
+        score.W.weight @ torch.cat([a, c]) + b))
+    torch.testing.assert_close(score(q, k3), ref, **TIGHT)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_additive_from_concat_gives_equal_scores_and_gradients(qk, bias):
+    """W [q; k] = W_q q + W_k k: equal scores, and dL/dW = [dL/dW_q  dL/dW_k]."""
+    q, k = qk
+    k3 = k[..., :3].contiguous()
+    concat = ConcatScore(4, 3, 6, bias=bias).double()
+    additive = AdditiveScore.from_concat(concat)
+    assert additive.query.weight.dtype == torch.float64
+    e_concat, e_additive = concat(q, k3), additive(q, k3)
+    torch.testing.assert_close(e_additive, e_concat, **TIGHT)
+    upstream = torch.randn(e_concat.shape, generator=torch.Generator().manual_seed(1), **F64)
+    (e_concat * upstream).sum().backward()
+    (e_additive * upstream).sum().backward()
+    torch.testing.assert_close(torch.cat([additive.query.weight.grad, additive.key.weight.grad],
+                                         dim=1), concat.W.weight.grad, **TIGHT)
+    torch.testing.assert_close(additive.w.weight.grad, concat.v.weight.grad, **TIGHT)
+    if bias:
+        torch.testing.assert_close(additive.query.bias.grad, concat.W.bias.grad, **TIGHT)
+
+
 def test_mlp_with_one_tanh_layer_and_no_bias_is_additive(qk):
     q, k = qk
     additive = AdditiveScore(4, 4, 5).double()
@@ -117,6 +157,12 @@ def test_attend_backpropagates_into_score_parameters(qk):
     (lambda q, k: AdditiveScore(2, 2, 1.5), TypeError, "d_hidden must be an int"),
     (lambda q, k: MLPScore(2, 2, hidden=(3, 0)), ValueError, "hidden width must be positive"),
     (lambda q, k: LocationScore(2, max_len=-1), ValueError, "max_len must be positive"),
+    (lambda q, k: ConcatScore(4, 3, 2).double()(q, k), ValueError, r"dk=3"),
+    (lambda q, k: ConcatScore(4, 4, 0), ValueError, "d_hidden must be positive"),
+    (lambda q, k: ConcatScore(4, 4, 2, bias=1), TypeError, "bias must be a bool"),
+    (lambda q, k: AdditiveScore.from_concat(AdditiveScore(4, 4, 2)), TypeError,
+     "concat must be a ConcatScore"),
+    (lambda q, k: concat_pairs(q, k[:1]), ValueError, "leading"),
 ])
 def test_score_validation(qk, call, error, match):
     with pytest.raises(error, match=match):
