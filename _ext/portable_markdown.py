@@ -19,12 +19,21 @@ from sphinx.application import Sphinx
 BOXES = {"Erratum": "warning", "Note": "note"}
 
 
-def _box_class(quote: nodes.block_quote) -> str | None:
+def _lead(quote: nodes.block_quote) -> nodes.strong | None:
+    """The bold words that open the quote's first paragraph (empty text before them skipped)."""
     first = quote.children[0] if quote.children else None
-    if not isinstance(first, nodes.paragraph) or not first.children:
+    if not isinstance(first, nodes.paragraph):
         return None
-    lead = first.children[0]
-    if not isinstance(lead, nodes.strong):
+    for child in first.children:
+        if isinstance(child, nodes.Text) and not child.astext().strip():
+            continue
+        return child if isinstance(child, nodes.strong) else None
+    return None
+
+
+def _box_class(quote: nodes.block_quote) -> str | None:
+    lead = _lead(quote)
+    if lead is None:
         return None
     word = lead.astext().split(" ", 1)[0].rstrip(".:")
     return BOXES.get(word)
@@ -37,13 +46,17 @@ def quotes_to_admonitions(app: Sphinx, doctree: nodes.document) -> None:
         if kind is None:
             continue
         paragraph = quote.children[0]
-        lead = paragraph.children[0]
+        lead = _lead(quote)
         title = nodes.title("", "", *lead.children)
         if title.children and isinstance(title.children[-1], nodes.Text):
             title.children[-1] = nodes.Text(str(title.children[-1]).rstrip(" .:"))
         paragraph.remove(lead)
-        if paragraph.children and isinstance(paragraph.children[0], nodes.Text):
-            paragraph.children[0] = nodes.Text(str(paragraph.children[0]).lstrip())
+        while paragraph.children and isinstance(paragraph.children[0], nodes.Text):
+            rest = paragraph.children[0].astext().lstrip()
+            if rest:
+                paragraph.children[0] = nodes.Text(rest)
+                break
+            paragraph.remove(paragraph.children[0])
         box = nodes.admonition("", title, classes=["admonition", kind])
         for child in list(quote.children):
             if child is paragraph and not paragraph.astext().strip():
