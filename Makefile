@@ -1,7 +1,12 @@
-# Two commands do all the set-up on a fresh machine with Python 3.11 and pip:
+# Two commands do all the set-up on a fresh machine with Python 3.11.2-3.13 and pip:
 #   make book   build the HTML book into _build/html (warnings are errors)
-#   make test   package tests, nbval over every chapter, the book build and the browser test
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+#   make test   package tests, nbval over every chapter, the book build and the browser tests
+# Linux without a GPU: add TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu to either
+# command to install torch's CPU build instead of the default (CUDA) one.
+PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v python3.13 \
+                  || command -v python3)
+TORCH_INDEX_URL ?=
+PIP_INDEX := $(if $(TORCH_INDEX_URL),--extra-index-url $(TORCH_INDEX_URL))
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -10,8 +15,10 @@ NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-ti
 .PHONY: book test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean
 
 $(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) tools/check_python.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(PIP_INDEX) \
+	  -r requirements.txt
 	@touch $@
 
 book: $(STAMP)
@@ -21,7 +28,8 @@ book: $(STAMP)
 test: test-package test-notebooks book test-browser
 
 test-package: $(STAMP)
-	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py -q
+	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
+	  tests/test_portable_markdown.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
