@@ -29,3 +29,16 @@ def toc_files() -> list[str]:
 
 def chapter_notebooks() -> list[Path]:
     return sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+def markdown_of(path: Path) -> list[str]:
+    """The source of every Markdown cell of a notebook, in order."""
+    import json
+
+    cells = json.loads(path.read_text())["cells"]
+    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in cells if c["cell_type"] == "markdown"]
+
+
+RAW_MARKUP = ("{math}", ":::{", "```{", "{eq}", "{cite}", "{doc}", "{ref}", "{admonition}")
+"""Text that means a renderer showed MyST markup instead of rendering it."""
