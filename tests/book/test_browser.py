@@ -1,8 +1,10 @@
 """Open every page of the built book in headless Chromium, served from loopback with no network.
 
-For each page: MathJax (served from the build) typesets every equation without an error, every
-image has loaded, every resource came from the book itself, and every FrameSlider changes its
-picture when its slider moves.
+For each page, at a 1366-pixel-wide window: MathJax (served from the build) typesets every
+equation without an error, every image has loaded and is shown at >= 60 % of its natural width,
+the browser console stays free of errors, every resource came from the book itself and a
+chapter's first load stays under 2 MB; every FrameSlider changes its picture when its slider
+moves, and every erratum block quote of a chapter became a warning box.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from urllib.parse import urlparse
 
 import pytest
 
-from layout import toc_files
+from layout import ROOT, markdown_of, toc_files
 
 PAGES = ["index"] + [f for f in toc_files()]
+MIN_FIGURE_SCALE = 0.6
+FIRST_LOAD_BYTES = 2 * 1024 * 1024
+TITLE = "Sequence Learning, Executed"
 
 WAIT_FOR_MATHJAX = """
 const done = arguments[arguments.length - 1];
@@ -49,6 +54,21 @@ return Array.from(document.images)
 
 RESOURCES = "return performance.getEntriesByType('resource').map(e => e.name);"
 
+SHRUNK_FIGURES = """
+return Array.from(document.querySelectorAll("main img"))
+  .filter(img => img.naturalWidth > 0 && img.clientWidth < %s * img.naturalWidth)
+  .map(img => [img.src.slice(-40), img.clientWidth, img.naturalWidth]);
+""" % MIN_FIGURE_SCALE
+
+LOADED_BYTES = """
+const done = arguments[arguments.length - 1];
+document.fonts.ready.then(() => setTimeout(() => {
+  const entries = performance.getEntriesByType("navigation")
+    .concat(performance.getEntriesByType("resource"));
+  done(entries.reduce((n, e) => n + (e.encodedBodySize || e.transferSize || 0), 0));
+}, 500));
+"""
+
 MOVE_SLIDERS = """
 const results = [];
 document.querySelectorAll(".seqlearn-frameslider").forEach((root) => {
@@ -69,6 +89,7 @@ return results;
 
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders_offline(browser, book_url, page):
+    browser.get_log("browser")  # forget what earlier pages logged
     browser.get(f"{book_url}/{page}.html")
     assert browser.execute_async_script(WAIT_FOR_MATHJAX) == "ok"
 
@@ -94,3 +115,31 @@ def test_every_slider_changes_its_picture(browser, book_url, page):
     assert moved, f"{page}: no interactive slider found"
     unchanged = [m for m in moved if not m["changed"]]
     assert unchanged == [], f"{page}: sliders that did not change their picture: {unchanged}"
+
+    assert browser.execute_script(SHRUNK_FIGURES) == [], (
+        f"{page}: figures shown below {MIN_FIGURE_SCALE:.0%} of their natural width "
+        "(src, shown, natural): keep figures at most 8 inches wide")
+    if page.startswith("chapters/"):
+        loaded = browser.execute_async_script(LOADED_BYTES)
+        assert loaded <= FIRST_LOAD_BYTES, f"{page}: first load is {loaded / 2**20:.2f} MiB"
+    errors = [e["message"][:200] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], f"{page}: console errors: {errors}"
+
+
+def test_titles_do_not_repeat_the_book_title(browser, book_url):
+    browser.get(f"{book_url}/intro.html")
+    assert browser.title.count(TITLE) == 1, browser.title
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
+def test_errata_are_boxes_and_slider_hints_are_gone(browser, book_url, page):
+    """Bold-titled quotes become admonitions; the script of a working slider drops its hint."""
+    markdown = markdown_of(ROOT / f"{page}.ipynb")
+    errata = sum(text.count("> **Erratum") for text in markdown)
+    browser.get(f"{book_url}/{page}.html")
+    boxes = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.admonition.warning > .admonition-title'))"
+        ".filter(t => t.textContent.startsWith('Erratum')).length")
+    assert boxes == errata, f"{page}: {errata} errata in the source, {boxes} warning boxes"
+    hints = browser.execute_script("return document.querySelectorAll('.fs-hint').length")
+    assert hints == 0, f"{page}: a slider's 'scripts are blocked' hint is still shown"

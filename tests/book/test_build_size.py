@@ -1,0 +1,20 @@
+"""The published book stays light: what a reader downloads, and what the host stores."""
+
+from __future__ import annotations
+
+from conftest import HTML
+
+MAX_BOOK_BYTES = 15 * 1024 * 1024
+
+
+def test_built_book_is_small():
+    files = [p for p in HTML.rglob("*") if p.is_file()]
+    total = sum(p.stat().st_size for p in files)
+    biggest = sorted(files, key=lambda p: p.stat().st_size)[-5:]
+    assert total <= MAX_BOOK_BYTES, (
+        f"_build/html is {total / 2**20:.1f} MiB; largest: "
+        + ", ".join(f"{p.relative_to(HTML)} {p.stat().st_size / 2**20:.1f} MiB" for p in biggest))
+
+
+def test_no_source_maps_are_published():
+    assert list(HTML.rglob("*.map")) == []

@@ -1,0 +1,63 @@
+"""Open every chapter in JupyterLab with jupyterlab-myst, as a reader on Binder would.
+
+Each rendered chapter must have: every Markdown cell rendered, no maths error (jupyterlab-myst
+typesets with KaTeX), no MyST markup shown as text, and every solution folded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from layout import RAW_MARKUP, chapter_notebooks, markdown_of
+
+CHAPTERS = chapter_notebooks()
+
+RENDERED = """
+const cells = document.querySelectorAll(".jp-Notebook .jp-MarkdownCell");
+const outputs = document.querySelectorAll(".jp-Notebook .jp-MarkdownCell .myst");
+return [cells.length, outputs.length];
+"""
+
+REPORT = """
+const outputs = Array.from(
+  document.querySelectorAll(".jp-Notebook .jp-MarkdownCell .myst"));
+const text = outputs.map(o => o.innerText).join("\\n");
+const details = outputs.flatMap(o => Array.from(o.querySelectorAll("details")));
+return {
+  text: text,
+  errors: outputs.flatMap(o => Array.from(
+      o.querySelectorAll(".katex-error, mjx-merror, .myst-error, .text-red-500")))
+    .map(e => (e.getAttribute("title") || e.textContent).slice(0, 120)),
+  katex: outputs.reduce((n, o) => n + o.querySelectorAll(".katex").length, 0),
+  details: details.length,
+  open: details.filter(d => d.open).map(d => d.innerText.slice(0, 60)),
+};
+"""
+
+
+def wait_until_rendered(browser, expected: int, seconds: float = 60.0) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def done(driver):
+        cells, outputs = driver.execute_script(RENDERED)
+        return cells == expected and outputs == expected
+
+    WebDriverWait(browser, seconds, poll_frequency=0.5).until(
+        done, message=f"JupyterLab did not render all {expected} Markdown cells")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_reads_in_jupyterlab(browser, lab_url, path):
+    markdown = markdown_of(path)
+    browser.get(f"{lab_url}/lab/tree/chapters/{path.name}?reset")
+    wait_until_rendered(browser, len(markdown))
+    report = browser.execute_script(REPORT)
+
+    assert report["errors"] == [], f"{path.stem}: maths or MyST errors: {report['errors']}"
+    assert report["katex"] > 0, f"{path.stem}: no equation was typeset"
+    raw = [m for m in RAW_MARKUP if m in report["text"]]
+    assert raw == [], f"{path.stem}: MyST markup shown as text in JupyterLab: {raw}"
+    solutions = sum(m.count("<details>") for m in markdown)
+    assert report["details"] == solutions > 0, (
+        f"{path.stem}: {report['details']} folded blocks rendered, {solutions} in the source")
+    assert report["open"] == [], f"{path.stem}: solutions shown unfolded: {report['open']}"
