@@ -1,0 +1,168 @@
+"""Tokens to integer ids and back, and padded batches for sequence-to-sequence models.
+
+A :class:`Vocab` numbers its special tokens first (``<pad> = 0``, ``<bos> = 1``, ``<eos> = 2``
+by default) and the ordinary tokens after them. :func:`pad_batch` turns sequences of ids of
+different lengths into one rectangular ``LongTensor`` with their lengths and a boolean mask
+(**True = a real token**, the convention of :func:`seqlearn.attention.padding_mask`), and
+:func:`seq2seq_batch` builds the four tensors a teacher-forced decoder needs from
+``(source, target)`` string pairs::
+
+    target "abc" -> tgt_in  = <bos> a b c          (what the decoder reads)
+                    tgt_out =       a b c <eos>    (what it must predict, one step ahead)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from seqlearn.validate import check_int
+
+
+class Vocab:
+    """A bijection between tokens (usually characters) and ids ``0 .. len(v) - 1``.
+
+    ``specials`` are the padding, begin- and end-of-sequence tokens, in that order, and take
+    the ids ``0, 1, 2``; ``tokens`` follow in the order given. ``encode`` adds no special
+    token; ``decode`` drops every special token and joins the rest without a separator (the
+    book's tasks are character level).
+    """
+
+    def __init__(self, tokens: Iterable[str], *,
+                 specials: Sequence[str] = ("<pad>", "<bos>", "<eos>")) -> None:
+        if isinstance(tokens, (str, bytes)):
+            tokens = list(tokens)  # a string is read as its characters
+        if not isinstance(tokens, Iterable):
+            raise TypeError(f"tokens must be an iterable of strings, got {type(tokens).__name__}")
+        tokens = list(tokens)
+        if isinstance(specials, (str, bytes)) or not isinstance(specials, Sequence):
+            raise TypeError("specials must be a sequence of three strings (pad, bos, eos), got "
+                            f"{type(specials).__name__}")
+        if len(specials) != 3:
+            raise ValueError(f"specials must name three tokens (pad, bos, eos), got {len(specials)}")
+        itos = [*specials, *tokens]
+        for token in itos:
+            if not isinstance(token, str) or not token:
+                raise TypeError(f"every token must be a non-empty string, got {token!r}")
+        if len(set(itos)) != len(itos):
+            repeated = sorted({t for t in itos if itos.count(t) > 1})
+            raise ValueError(f"tokens and specials must be distinct, repeated: {repeated}")
+        self.itos: tuple[str, ...] = tuple(itos)
+        self.stoi: dict[str, int] = {t: i for i, t in enumerate(itos)}
+        self.specials: tuple[str, ...] = tuple(specials)
+        self.pad, self.bos, self.eos = 0, 1, 2
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __repr__(self) -> str:
+        return f"Vocab({len(self.itos) - 3} tokens + specials {self.specials})"
+
+    def __contains__(self, token: object) -> bool:
+        return token in self.stoi
+
+    def encode(self, tokens: str | Sequence[str]) -> list[int]:
+        """Ids of ``tokens`` (a string is split into characters); no special token is added."""
+        if not isinstance(tokens, (str, Sequence)):
+            raise TypeError(f"tokens must be a string or a list of strings, got {type(tokens).__name__}")
+        ids = []
+        for token in tokens:
+            if token not in self.stoi:
+                raise ValueError(f"token {token!r} is not in the vocabulary")
+            ids.append(self.stoi[token])
+        return ids
+
+    def decode(self, ids: Iterable[int] | torch.Tensor | np.ndarray) -> str:
+        """The string of the ordinary tokens among ``ids`` (special tokens dropped)."""
+        if isinstance(ids, (torch.Tensor, np.ndarray)):
+            if ids.ndim != 1:
+                raise ValueError(f"ids must be one-dimensional, got shape {tuple(ids.shape)}")
+            if isinstance(ids, torch.Tensor) and (ids.is_floating_point() or ids.dtype == torch.bool):
+                raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
+            if isinstance(ids, np.ndarray) and not np.issubdtype(ids.dtype, np.integer):
+                raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
+            ids = ids.tolist()
+        out = []
+        for i in ids:
+            check_int(i, "every id", minimum=0, maximum=len(self.itos) - 1)
+            if i >= len(self.specials):
+                out.append(self.itos[i])
+        return "".join(out)
+
+
+class PaddedBatch(NamedTuple):
+    """``tokens (B, T)`` long, ``lengths (B,)`` long, ``mask (B, T)`` bool (True = token)."""
+
+    tokens: torch.Tensor
+    lengths: torch.Tensor
+    mask: torch.Tensor
+
+
+def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None = None
+              ) -> PaddedBatch:
+    """Stack id sequences of different lengths into one tensor, filling with ``pad``.
+
+    ``T = max(lengths)`` unless ``width`` asks for more columns (extra padding, which a model
+    must ignore). ``mask[b, t] = t < lengths[b]``.
+    """
+    if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence):
+        raise TypeError(f"sequences must be a list of id lists, got {type(sequences).__name__}")
+    if len(sequences) == 0:
+        raise ValueError("sequences must hold at least one sequence, got none")
+    check_int(pad, "pad", minimum=0)
+    rows = []
+    for seq in sequences:
+        if isinstance(seq, (str, bytes)) or not isinstance(seq, (Sequence, np.ndarray, torch.Tensor)):
+            raise TypeError(f"every sequence must be a list of int ids, got {type(seq).__name__}")
+        rows.append([check_int(i, "every id", minimum=0) for i in
+                     (seq.tolist() if isinstance(seq, (np.ndarray, torch.Tensor)) else seq)])
+    lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)  # (B,)
+    T = int(lengths.max())
+    if width is not None:
+        T = check_int(width, "width", minimum=T)
+    tokens = torch.full((len(rows), T), pad, dtype=torch.long)  # (B, T)
+    for b, row in enumerate(rows):
+        tokens[b, : len(row)] = torch.tensor(row, dtype=torch.long)
+    mask = torch.arange(T) < lengths[:, None]  # (B, T)
+    return PaddedBatch(tokens, lengths, mask)
+
+
+class Seq2SeqBatch(NamedTuple):
+    """A teacher-forcing batch: source ids, lengths and mask; decoder input, target and mask.
+
+    ``src (B, S)``, ``src_lengths (B,)``, ``src_mask (B, S)``; ``tgt_in (B, T)`` starts with
+    ``<bos>``, ``tgt_out (B, T)`` ends with ``<eos>``, ``tgt_mask (B, T)`` marks both's tokens.
+    """
+
+    src: torch.Tensor
+    src_lengths: torch.Tensor
+    src_mask: torch.Tensor
+    tgt_in: torch.Tensor
+    tgt_out: torch.Tensor
+    tgt_mask: torch.Tensor
+
+
+def seq2seq_batch(pairs: Sequence[tuple[Any, Any]], src_vocab: Vocab, tgt_vocab: Vocab, *,
+                  src_width: int | None = None, tgt_width: int | None = None) -> Seq2SeqBatch:
+    """Encode and pad ``(source, target)`` pairs; ``tgt_in = <bos> y``, ``tgt_out = y <eos>``.
+
+    ``src_width``/``tgt_width`` add padding columns (see :func:`pad_batch`); the target width
+    counts the added ``<bos>``/``<eos>``.
+    """
+    for vocab, name in ((src_vocab, "src_vocab"), (tgt_vocab, "tgt_vocab")):
+        if not isinstance(vocab, Vocab):
+            raise TypeError(f"{name} must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError("pairs must be a non-empty list of (source, target) pairs")
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"every pair must be (source, target), got {pair!r}")
+    src = pad_batch([src_vocab.encode(s) for s, _ in pairs], src_vocab.pad, width=src_width)
+    y = [tgt_vocab.encode(t) for _, t in pairs]
+    tgt_in = pad_batch([[tgt_vocab.bos, *ids] for ids in y], tgt_vocab.pad, width=tgt_width)
+    tgt_out = pad_batch([[*ids, tgt_vocab.eos] for ids in y], tgt_vocab.pad, width=tgt_width)
+    return Seq2SeqBatch(src.tokens, src.lengths, src.mask, tgt_in.tokens, tgt_out.tokens,
+                        tgt_out.mask)

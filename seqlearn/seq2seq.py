@@ -1,0 +1,361 @@
+r"""A GRU encoder--decoder, with or without attention (chapters :doc:`seq2seq`, :doc:`attention`).
+
+**Encoder** (Sutskever et al. 2014; bidirectional as in Bahdanau et al. 2015). The source ids
+``x_1 .. x_S`` are embedded and read by a GRU; a bidirectional encoder runs a second GRU from
+the last real token back to the first and concatenates, ``h_i = [->h_i ; <-h_i]``. Each
+direction has ``hidden // dirs`` units, so ``h_i`` and the *code*
+
+.. math::
+
+    c = [\overrightarrow{h}_{L} \,;\, \overleftarrow{h}_{1}] \in \mathbb{R}^{H}
+    \qquad (L = \text{the source's length, book equation eq-s2s-code})
+
+have ``H = hidden`` numbers whatever the direction count. Padding after the ``L`` real tokens
+is never read: the forward GRU stops at ``L`` and the backward GRU reads each sequence reversed
+within its own length, so extra padding changes no state (the chapter checks it).
+
+**Decoder** (Cho et al. 2014 without attention, Bahdanau et al. 2015 with it). With
+``y_0 = <bos>`` and state ``s_0`` (below), for ``t = 1 .. T``:
+
+.. math::
+
+    e_{t,i} &= \mathrm{score}(s_{t-1}, h_i), \qquad
+    \alpha_{t,i} = \frac{m_i \exp e_{t,i}}{\sum_j m_j \exp e_{t,j}}, \qquad
+    c_t = \sum_i \alpha_{t,i} h_i \quad \text{(attention; } c_t = c \text{ without)} \\
+    s_t &= \mathrm{GRU}\big([E y_{t-1} ; c_t],\, s_{t-1}\big), \qquad
+    \mathrm{logits}_t = W_o [s_t ; c_t ; E y_{t-1}] + b_o,
+
+with ``m_i`` the source padding mask (True = token): a padded key gets weight exactly 0.
+``score`` is one of :mod:`seqlearn.scores` (``"dot"``, ``"scaled_dot"``, ``"general"``,
+``"additive"``, ``"mlp"``, ``"location"``) or any module ``(q (B,1,H), k (B,S,H)) -> (B,1,S)``.
+
+**Initial decoder state** ``s_0`` (the CMU 11-785 notes' ``s_{-1}``), ``init=``:
+
+==============  ============================================================
+``"zero"``      ``s_0 = 0`` (a fixed value)
+``"parameter"`` ``s_0 = p``, one learned vector for every input
+``"mean"``      ``s_0 = mean_i h_i`` over the real positions
+``"last"``      ``s_0 = c`` (Sutskever et al.: the encoder's last state)
+``"learned"``   ``s_0 = tanh(W_s c + b_s)`` (a learned projection; Bahdanau et al. use
+                ``tanh(W_s <-h_1)``)
+==============  ============================================================
+
+**Teacher forcing**: :meth:`Seq2Seq.forward` feeds the true previous token ``y_{t-1}``
+(``tgt_in = <bos> y_1 .. y_{T-1}``); :meth:`Seq2Seq.greedy_decode` feeds back its own arg-max.
+The layers are ``torch.nn.GRU`` for speed; :meth:`Seq2Seq.to_seqlearn` returns the same model
+computed with :class:`seqlearn.gated.GRU` (equal outputs, tested).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from seqlearn import gated, scores
+from seqlearn.attention import attend
+from seqlearn.train import fit
+from seqlearn.data.vocab import Seq2SeqBatch, Vocab
+from seqlearn.validate import check_bool, check_int, check_shape, check_tensor
+
+SCORES = ("dot", "scaled_dot", "general", "additive", "mlp", "location")
+INITS = ("zero", "parameter", "mean", "last", "learned")
+
+
+def _check_tokens(x: object, name: str, spec: str, vocab_size: int) -> dict[str, int]:
+    """``x`` must be an int64 tensor of shape ``spec`` (sizes >= 1) with ids in ``[0, vocab_size)``."""
+    check_tensor(x, name, floating=False)
+    if x.dtype != torch.long:
+        raise TypeError(f"{name} must be a LongTensor of token ids, got dtype {x.dtype}")
+    dims = check_shape(x, name, spec)
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
+    if bool(((x < 0) | (x >= vocab_size)).any()):
+        raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got min {int(x.min())} "
+                         f"and max {int(x.max())}")
+    return dims
+
+
+def _reverse_within(x: Tensor, lengths: Tensor) -> Tensor:
+    """Reverse each row's first ``lengths[b]`` steps, leave its padding in place (an involution).
+
+    x (B, S, ...) -> (B, S, ...): out[b, t] = x[b, L_b - 1 - t] for t < L_b, else x[b, t].
+    """
+    t = torch.arange(x.shape[1], device=x.device)  # (S,)
+    index = torch.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # (B, S)
+    index = index.view(*index.shape, *([1] * (x.dim() - 2))).expand_as(x)
+    return x.gather(1, index)
+
+
+class Seq2Seq(nn.Module):
+    """GRU encoder--decoder; Bahdanau attention when ``score`` is given (module docstring)."""
+
+    def __init__(self, src_vocab: Vocab, tgt_vocab: Vocab, hidden: int, *,
+                 score: str | nn.Module | None = None, bidirectional: bool = True,
+                 init: str = "learned", embedding: int | None = None,
+                 max_src_len: int = 64) -> None:
+        super().__init__()
+        for vocab, name in ((src_vocab, "src_vocab"), (tgt_vocab, "tgt_vocab")):
+            if not isinstance(vocab, Vocab):
+                raise TypeError(f"{name} must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
+        hidden = check_int(hidden, "hidden")
+        check_bool(bidirectional, "bidirectional")
+        if bidirectional and hidden % 2:
+            raise ValueError(f"hidden must be even with bidirectional=True (hidden // 2 per "
+                             f"direction), got {hidden}")
+        if init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, got {init!r}")
+        E = hidden if embedding is None else check_int(embedding, "embedding")
+        self.max_src_len = check_int(max_src_len, "max_src_len")
+        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+        self.hidden, self.bidirectional, self.init = hidden, bidirectional, init
+        H_dir = hidden // 2 if bidirectional else hidden
+        self.src_embed = nn.Embedding(len(src_vocab), E)
+        self.tgt_embed = nn.Embedding(len(tgt_vocab), E)
+        self.encoder_fwd = nn.GRU(E, H_dir, batch_first=True)
+        self.encoder_bwd = nn.GRU(E, H_dir, batch_first=True) if bidirectional else None
+        self.decoder = nn.GRU(E + hidden, hidden, batch_first=True)
+        self.out = nn.Linear(2 * hidden + E, len(tgt_vocab))
+        self.init_proj = nn.Linear(hidden, hidden) if init == "learned" else None
+        self.s0 = nn.Parameter(torch.zeros(hidden)) if init == "parameter" else None
+        self.score_name, self.score = self._make_score(score, hidden, self.max_src_len)
+
+    @staticmethod
+    def _make_score(score: str | nn.Module | None, hidden: int, max_src_len: int
+                    ) -> tuple[str | None, Callable | None]:
+        if score is None:
+            return None, None
+        if isinstance(score, nn.Module):
+            return type(score).__name__, score
+        if score not in SCORES:
+            raise ValueError(f"score must be None, an nn.Module or one of {SCORES}, got {score!r}")
+        return score, {
+            "dot": lambda: scores.dot_score,
+            "scaled_dot": lambda: scores.scaled_dot_score,
+            "general": lambda: scores.BilinearScore(hidden, hidden),
+            "additive": lambda: scores.AdditiveScore(hidden, hidden, hidden),
+            "mlp": lambda: scores.MLPScore(hidden, hidden, (hidden,)),
+            "location": lambda: scores.LocationScore(hidden, max_src_len),
+        }[score]()
+
+    # ------------------------------------------------------------------ validation
+
+    def _check_source(self, src: Tensor, src_lengths: Tensor) -> dict[str, int]:
+        dims = _check_tokens(src, "src", "B S", len(self.src_vocab))
+        check_tensor(src_lengths, "src_lengths", floating=False)
+        if src_lengths.dtype in (torch.bool,) or src_lengths.is_complex():
+            raise TypeError(f"src_lengths must be an integer tensor, got dtype {src_lengths.dtype}")
+        check_shape(src_lengths, "src_lengths", "B", sizes={"B": dims["B"]})
+        if bool(((src_lengths < 1) | (src_lengths > dims["S"])).any()):
+            raise ValueError(f"src_lengths must lie in [1, S={dims['S']}], got "
+                             f"{src_lengths.tolist()}")
+        if self.score_name == "location" and dims["S"] > self.max_src_len:
+            raise ValueError(f"src has S={dims['S']} positions, more than max_src_len="
+                             f"{self.max_src_len} of the location score")
+        return dims
+
+    # ------------------------------------------------------------------ encoder
+
+    def encode(self, src: Tensor, src_lengths: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Encoder states ``h (B, S, H)`` (zero at padding), the code ``c (B, H)``, the mask ``(B, S)``."""
+        dims = self._check_source(src, src_lengths)
+        lengths = src_lengths.long()  # (B,)
+        mask = torch.arange(dims["S"], device=src.device) < lengths[:, None]  # (B, S)
+        x = self.src_embed(src)  # (B, S, E)
+        rows = torch.arange(dims["B"], device=src.device)
+        fwd, _ = self.encoder_fwd(x)  # (B, S, H_dir); padding comes after the real steps
+        parts, code = [fwd], [fwd[rows, lengths - 1]]  # ->h_L: (B, H_dir)
+        if self.encoder_bwd is not None:
+            bwd_rev, _ = self.encoder_bwd(_reverse_within(x, lengths))  # (B, S, H_dir)
+            bwd = _reverse_within(bwd_rev, lengths)  # <-h_i back at position i
+            parts.append(bwd)
+            code.append(bwd[:, 0])  # <-h_1: (B, H_dir)
+        states = torch.cat(parts, dim=-1) * mask[..., None]  # (B, S, H)
+        return states, torch.cat(code, dim=-1), mask  # (B, S, H), (B, H), (B, S)
+
+    def initial_state(self, states: Tensor, code: Tensor, mask: Tensor) -> Tensor:
+        """``s_0 (B, H)`` by the rule ``self.init`` (module docstring)."""
+        if self.init == "zero":
+            return torch.zeros_like(code)
+        if self.init == "parameter":
+            return self.s0.expand_as(code)
+        if self.init == "mean":
+            return states.sum(1) / mask.sum(1, keepdim=True).to(states.dtype)  # (B, H)
+        if self.init == "last":
+            return code
+        return torch.tanh(self.init_proj(code))  # "learned"
+
+    # ------------------------------------------------------------------ decoder
+
+    def _context(self, s: Tensor, states: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+        """Bahdanau attention: ``s_{t-1} (B, H)`` -> context ``c_t (B, H)``, weights ``(B, S)``."""
+        e = self.score(s[:, None], states)  # (B, 1, S)
+        c, w = attend(e, states, mask=mask[:, None])  # (B, 1, H), (B, 1, S)
+        return c[:, 0], w[:, 0]
+
+    def step(self, y_prev: Tensor, s: Tensor, states: Tensor, code: Tensor, mask: Tensor
+             ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """One decoder step: ``y_{t-1} (B,)``, ``s_{t-1} (B, H)`` -> ``logits (B, V)``, ``s_t``, weights."""
+        emb = self.tgt_embed(y_prev)  # (B, E)
+        w = None
+        if self.score is None:
+            c = code  # (B, H): the same fixed-size code at every step
+        else:
+            c, w = self._context(s, states, mask)  # (B, H), (B, S)
+        _, h = self.decoder(torch.cat([emb, c], -1)[:, None], s[None].contiguous())
+        s = h[0]  # (B, H)
+        return self.out(torch.cat([s, c, emb], -1)), s, w
+
+    def forward(self, src: Tensor, src_lengths: Tensor, tgt_in: Tensor
+                ) -> tuple[Tensor, Tensor | None]:
+        """Teacher forcing: ``logits (B, T, V)`` for every step and weights ``(B, T, S)`` or None."""
+        B = self._check_source(src, src_lengths)["B"]
+        T = _check_tokens(tgt_in, "tgt_in", "B T", len(self.tgt_vocab))["T"]
+        check_shape(tgt_in, "tgt_in", "B T", sizes={"B": B})
+        states, code, mask = self.encode(src, src_lengths)
+        s = self.initial_state(states, code, mask)  # (B, H)
+        if self.score is None:  # no attention: the decoder's input is known, run it in one call
+            emb = self.tgt_embed(tgt_in)  # (B, T, E)
+            c = code[:, None].expand(B, T, self.hidden)  # (B, T, H)
+            s_all, _ = self.decoder(torch.cat([emb, c], -1), s[None].contiguous())  # (B, T, H)
+            return self.out(torch.cat([s_all, c, emb], -1)), None
+        logits, weights = [], []
+        for t in range(T):
+            out, s, w = self.step(tgt_in[:, t], s, states, code, mask)
+            logits.append(out)
+            weights.append(w)
+        return torch.stack(logits, 1), torch.stack(weights, 1)  # (B, T, V), (B, T, S)
+
+    @torch.no_grad()
+    def greedy_decode(self, src: Tensor, src_lengths: Tensor, max_len: int
+                      ) -> tuple[Tensor, Tensor | None]:
+        """Feed back the arg-max token until every row has emitted ``<eos>`` or ``max_len`` steps.
+
+        Returns ``tokens (B, L)`` long, ``L <= max_len``, each row ending with its ``<eos>``
+        then ``<pad>``, and the attention weights ``(B, L, S)`` (zero after ``<eos>``) or None.
+        """
+        max_len = check_int(max_len, "max_len")
+        states, code, mask = self.encode(src, src_lengths)
+        s = self.initial_state(states, code, mask)
+        B = src.shape[0]
+        y = torch.full((B,), self.tgt_vocab.bos, dtype=torch.long, device=src.device)
+        done = torch.zeros(B, dtype=torch.bool, device=src.device)
+        tokens, weights = [], []
+        for _ in range(max_len):
+            logits, s, w = self.step(y, s, states, code, mask)
+            y = logits.argmax(-1).masked_fill(done, self.tgt_vocab.pad)  # (B,)
+            tokens.append(y)
+            if w is not None:
+                weights.append(w.masked_fill(done[:, None], 0.0))
+            done = done | (y == self.tgt_vocab.eos)
+            if bool(done.all()):
+                break
+        return torch.stack(tokens, 1), (torch.stack(weights, 1) if weights else None)
+
+    def to_seqlearn(self) -> "Seq2Seq":
+        """A copy whose GRUs are :class:`seqlearn.gated.GRU` (same weights, equal outputs)."""
+        twin = copy.deepcopy(self)
+        twin.encoder_fwd = gated.GRU.from_torch(self.encoder_fwd)
+        if self.encoder_bwd is not None:
+            twin.encoder_bwd = gated.GRU.from_torch(self.encoder_bwd)
+        twin.decoder = gated.GRU.from_torch(self.decoder)
+        return twin
+
+
+def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor:
+    r"""Mean cross-entropy over the real tokens only (padding contributes nothing).
+
+    .. math::
+
+        \mathcal{L} = -\frac{1}{\sum_{b,t} m_{b,t}} \sum_{b,t} m_{b,t}
+                      \log \operatorname{softmax}(z_{b,t})_{y_{b,t}}
+        \qquad \text{(book equation eq-s2s-loss)}
+
+    logits (B, T, V), target (B, T) long, mask (B, T) bool (True = token) -> scalar.
+    """
+    check_tensor(logits, "logits")
+    dims = check_shape(logits, "logits", "B T V")
+    _check_tokens(target, "target", "B T", dims["V"])
+    check_shape(target, "target", "B T", sizes={"B": dims["B"], "T": dims["T"]})
+    check_tensor(mask, "mask", floating=False)
+    if mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor (True = token), got dtype {mask.dtype}")
+    check_shape(mask, "mask", "B T", sizes={"B": dims["B"], "T": dims["T"]})
+    if not bool(mask.any()):
+        raise ValueError("mask must mark at least one token, got none")
+    nll = F.cross_entropy(logits[mask], target[mask], reduction="sum")  # only real tokens
+    return nll / mask.sum()
+
+
+def exact_match(tokens: Tensor, target: Tensor, eos: int) -> Tensor:
+    """``(B,)`` bool: row ``b`` of ``tokens`` equals row ``b`` of ``target`` up to its first ``eos``.
+
+    Both are ``(B, T)`` long (widths may differ); everything after a row's first ``eos``
+    (padding, or tokens a decoder produced after finishing) is ignored. A row of ``tokens``
+    without ``eos`` never matches a target that has one.
+    """
+    check_int(eos, "eos", minimum=0)
+    rows = []
+    for x, name in ((tokens, "tokens"), (target, "target")):
+        check_tensor(x, name, floating=False)
+        if x.dtype != torch.long:
+            raise TypeError(f"{name} must be a LongTensor, got dtype {x.dtype}")
+        check_shape(x, name, "B T", sizes={"B": tokens.shape[0]} if name == "target" else None)
+        after = (x == eos).long().cumsum(1) - (x == eos).long() > 0  # (B, T): past the first eos
+        rows.append(x.masked_fill(after, -1))
+    width = max(r.shape[1] for r in rows)
+    a, b = (F.pad(r, (0, width - r.shape[1]), value=-1) for r in rows)  # (B, width)
+    return (a == b).all(1)
+
+
+def greedy_exact_match(model: Seq2Seq, batch: Seq2SeqBatch, *, max_len: int | None = None
+                       ) -> Tensor:
+    """``(B,)`` bool: does greedy decoding reproduce ``batch.tgt_out`` (up to ``<eos>``)?
+
+    ``max_len`` defaults to the target width (enough for a correct answer and its ``<eos>``).
+    """
+    if not isinstance(model, Seq2Seq):
+        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
+    if not isinstance(batch, Seq2SeqBatch):
+        raise TypeError(f"batch must be a seqlearn.data.Seq2SeqBatch, got {type(batch).__name__}")
+    max_len = batch.tgt_out.shape[1] if max_len is None else max_len
+    tokens, _ = model.greedy_decode(batch.src, batch.src_lengths, max_len)
+    return exact_match(tokens, batch.tgt_out, model.tgt_vocab.eos)
+
+
+class _RealTokenLogits(nn.Module):
+    """``batch -> logits (N, V)`` of the ``N`` real target tokens: the classifier that
+    :func:`seqlearn.train.fit` expects, whose mean cross-entropy is :func:`masked_cross_entropy`."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch: Seq2SeqBatch) -> Tensor:
+        logits, _ = self.model(batch.src, batch.src_lengths, batch.tgt_in)  # (B, T, V)
+        return logits[batch.tgt_mask]  # (N, V)
+
+
+def fit_seq2seq(model: Seq2Seq, batches: Callable[[int], Seq2SeqBatch], steps: int, *,
+                lr: float = 3e-3, clip: float | None = 1.0) -> list[float]:
+    """Train with teacher forcing on :func:`masked_cross_entropy` with Adam; return the losses.
+
+    ``batches(step)`` returns a :class:`seqlearn.data.Seq2SeqBatch`. The loop is
+    :func:`seqlearn.train.fit` (gradient clipping to the global norm ``clip``; ``None``: off),
+    given the logits of the real target tokens only, so padding never enters the loss.
+    """
+    if not isinstance(model, Seq2Seq):
+        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
+    if not callable(batches):
+        raise TypeError(f"batches must be callable (step -> Seq2SeqBatch), got {type(batches).__name__}")
+
+    def real_tokens(step: int) -> tuple[Seq2SeqBatch, Tensor]:
+        batch = batches(step)
+        if not isinstance(batch, Seq2SeqBatch):
+            raise TypeError(f"batches(step) must return a Seq2SeqBatch, got {type(batch).__name__}")
+        return batch, batch.tgt_out[batch.tgt_mask]  # (N,)
+
+    return fit(_RealTokenLogits(model), real_tokens, steps, lr=lr, clip=clip)
