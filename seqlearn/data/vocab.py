@@ -117,16 +117,20 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None
     for seq in sequences:
         if isinstance(seq, (str, bytes)) or not isinstance(seq, (Sequence, np.ndarray, torch.Tensor)):
             raise TypeError(f"every sequence must be a list of int ids, got {type(seq).__name__}")
-        rows.append([check_int(i, "every id", minimum=0) for i in
-                     (seq.tolist() if isinstance(seq, (np.ndarray, torch.Tensor)) else seq)])
+        row = np.asarray(seq.tolist() if isinstance(seq, torch.Tensor) else seq)
+        if row.size and (row.ndim != 1 or not np.issubdtype(row.dtype, np.integer)
+                         or row.dtype == np.bool_):
+            raise TypeError(f"every sequence must be a flat list of int ids, got {seq!r}")
+        if row.size and row.min() < 0:
+            raise ValueError(f"ids must be at least 0, got {int(row.min())}")
+        rows.append(row.astype(np.int64).reshape(-1))
     lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)  # (B,)
     T = int(lengths.max())
     if width is not None:
         T = check_int(width, "width", minimum=T)
-    tokens = torch.full((len(rows), T), pad, dtype=torch.long)  # (B, T)
-    for b, row in enumerate(rows):
-        tokens[b, : len(row)] = torch.tensor(row, dtype=torch.long)
     mask = torch.arange(T) < lengths[:, None]  # (B, T)
+    tokens = torch.full((len(rows), T), pad, dtype=torch.long)  # (B, T)
+    tokens[mask] = torch.from_numpy(np.concatenate(rows)) if int(lengths.sum()) else tokens[mask]
     return PaddedBatch(tokens, lengths, mask)
 
 

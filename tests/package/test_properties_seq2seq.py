@@ -78,4 +78,5 @@ def test_seq2seq_shapes_masks_and_loss(seed, score, init, flag):
     refuses(model, batch.src, batch.src_lengths + S, batch.tgt_in)
     refuses(seq2seq.masked_cross_entropy, logits, batch.tgt_out, batch.tgt_mask.long())
     refuses(seq2seq.fit_seq2seq, model, lambda step: batch, 1, lr=-1.0)
+    refuses(seq2seq.fit_seq2seq, model, lambda step: batch, 1, decay=flag)
     refuses(seq2seq.fit_seq2seq, model, lambda step: batch.src, 1)

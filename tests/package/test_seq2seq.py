@@ -239,3 +239,21 @@ def test_training_learns_to_reverse_short_strings():
         fit_seq2seq(model, None, 1)
     with pytest.raises(ValueError, match="positive"):
         fit_seq2seq(model, lambda s: test, 1, lr=0.0)
+    with pytest.raises(TypeError, match="Seq2SeqBatch"):
+        fit_seq2seq(model, lambda s: tuple(test), 1)
+
+
+def test_decay_is_linear_to_zero(monkeypatch):
+    model = _model(None)
+    batch = _batch(0)
+    seen = []
+    real_step = torch.optim.Adam.step
+
+    def spy(self, *args, **kwargs):
+        seen.append(self.param_groups[0]["lr"])
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", spy)
+    fit_seq2seq(model, lambda s: batch, 4, lr=0.1, decay=True)
+    fit_seq2seq(model, lambda s: batch, 2, lr=0.1)
+    np.testing.assert_allclose(seen, [0.1, 0.075, 0.05, 0.025, 0.1, 0.1])

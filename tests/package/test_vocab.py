@@ -78,8 +78,13 @@ def test_pad_batch_refuses_bad_input():
         pad_batch([[1, 2, 3]], 0, width=2)
     with pytest.raises(TypeError, match="list of int ids"):
         pad_batch(["abc"], 0)
-    with pytest.raises(TypeError, match="int"):
+    with pytest.raises(TypeError, match="int ids"):
         pad_batch([[1.5]], 0)
+    with pytest.raises(TypeError, match="int ids"):
+        pad_batch([[[1]]], 0)
+    with pytest.raises(ValueError, match="at least 0"):
+        pad_batch([[1, -1]], 0)
+    assert pad_batch([[], []], 3).tokens.shape == (2, 0)
 
 
 def test_seq2seq_batch_shifts_the_target_by_one():
