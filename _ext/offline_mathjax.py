@@ -4,9 +4,10 @@ The MathJax files come from the PyPI package ``django-static-mathjax`` (pinned i
 requirements.txt; it ships MathJax 3 as plain static files and needs no Django at all). After an
 HTML build they are copied to ``_build/html/_static/mathjax/`` and ``mathjax_path`` points there.
 
-Only the parts a page can load are copied (about 3 MB of MathJax's 24 MB): the combined TeX
-component, the TeX extensions it loads on demand, the web fonts of its HTML output, and the
-accessibility and menu components that its context menu loads.
+Only the parts a page can load are copied (about 2 MB of MathJax's 24 MB): the combined TeX
+component (its context menu included) with the TeX extensions it loads on demand and the web
+fonts of its HTML output. The speech and explorer options of the menu would need MathJax's
+speech-rule engine as well (another 10 MB), so they are not served.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sphinx.application import Sphinx
 
 TARGET = "mathjax"  # under _static/
 ENTRY = "tex-chtml.js"
-PARTS = [ENTRY, "input/tex/extensions", "output/chtml/fonts/woff-v2", "a11y", "ui"]
+PARTS = [ENTRY, "input/tex/extensions", "output/chtml/fonts/woff-v2"]
 
 
 def mathjax_source() -> Path:

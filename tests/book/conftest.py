@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import http.server
+import io
 import json
 import os
 import shutil
@@ -29,9 +31,29 @@ HTML = ROOT / "_build" / "html"
 WINDOW = (1366, 900)  # a common laptop screen: figures must be legible at this width
 
 
+COMPRESSED = (".html", ".js", ".css", ".svg", ".json", ".txt", ".ipynb")
+"""What GitHub Pages, the book's host, sends gzip-compressed (images and fonts go as they are)."""
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """A static server that compresses text as the book's host does, so that the browser's
+    transfer sizes are what a reader downloads."""
+
     def log_message(self, *args) -> None:  # keep the test output readable
         pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (wants_gzip and path.is_file() and path.suffix in COMPRESSED):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
 
 @contextlib.contextmanager

@@ -3,7 +3,8 @@
 For each page, at a 1366-pixel-wide window: MathJax (served from the build) typesets every
 equation without an error, every image has loaded and is shown at >= 60 % of its natural width,
 the browser console stays free of errors, every resource came from the book itself and a
-chapter's first load stays under 2 MB; every FrameSlider changes its picture when its slider
+chapter's first load (what the browser receives, text gzip-compressed as the book's host
+sends it) stays under 2 MB; every FrameSlider changes its picture when its slider
 moves, and every erratum block quote of a chapter became a warning box.
 """
 
@@ -55,17 +56,24 @@ return Array.from(document.images)
 RESOURCES = "return performance.getEntriesByType('resource').map(e => e.name);"
 
 SHRUNK_FIGURES = """
-return Array.from(document.querySelectorAll("main img"))
-  .filter(img => img.naturalWidth > 0 && img.clientWidth < %s * img.naturalWidth)
+return Array.from(document.querySelectorAll("article img"))
+  .filter(img => img.offsetParent !== null && img.naturalWidth > 0
+                 && img.clientWidth < %s * img.naturalWidth)
   .map(img => [img.src.slice(-40), img.clientWidth, img.naturalWidth]);
 """ % MIN_FIGURE_SCALE
+
+SCROLLING_CODE = """
+return Array.from(document.querySelectorAll("div.cell_input div.highlight pre"))
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split("\\n").reduce((a, b) => a.length > b.length ? a : b));
+"""
 
 LOADED_BYTES = """
 const done = arguments[arguments.length - 1];
 document.fonts.ready.then(() => setTimeout(() => {
   const entries = performance.getEntriesByType("navigation")
     .concat(performance.getEntriesByType("resource"));
-  done(entries.reduce((n, e) => n + (e.encodedBodySize || e.transferSize || 0), 0));
+  done(entries.reduce((n, e) => n + e.encodedBodySize, 0));  // bytes sent, compressed
 }, 500));
 """
 
@@ -94,7 +102,7 @@ def test_page_renders_offline(browser, book_url, page):
     assert browser.execute_async_script(WAIT_FOR_MATHJAX) == "ok"
 
     math = browser.execute_script(MATH_REPORT)
-    assert math["untypeset"] == [], f"{page}: equations MathJax did not typeset: {math['untypeset']}"
+    assert math["untypeset"] == [], f"{page}: equations not typeset: {math['untypeset']}"
     assert math["errors"] == [], f"{page}: MathJax errors: {math['errors']}"
     if page.startswith("chapters/"):
         assert math["total"] > 0, f"{page}: a chapter without a single equation?"
@@ -107,6 +115,17 @@ def test_page_renders_offline(browser, book_url, page):
                if urlparse(u).scheme not in ("data", "blob") and urlparse(u).netloc != host]
     assert foreign == [], f"{page}: resources from outside the book: {foreign}"
 
+    assert browser.execute_script(SHRUNK_FIGURES) == [], (
+        f"{page}: figures shown below {MIN_FIGURE_SCALE:.0%} of their natural width "
+        "(src, shown, natural): keep figures at most 8 inches wide")
+    scrolling = browser.execute_script(SCROLLING_CODE)
+    assert scrolling == [], f"{page}: code cells that scroll sideways (longest line): {scrolling}"
+    if page.startswith("chapters/"):
+        loaded = browser.execute_async_script(LOADED_BYTES)
+        assert loaded <= FIRST_LOAD_BYTES, f"{page}: first load is {loaded / 2**20:.2f} MiB"
+    errors = [e["message"][:200] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], f"{page}: console errors: {errors}"
+
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
 def test_every_slider_changes_its_picture(browser, book_url, page):
@@ -115,15 +134,6 @@ def test_every_slider_changes_its_picture(browser, book_url, page):
     assert moved, f"{page}: no interactive slider found"
     unchanged = [m for m in moved if not m["changed"]]
     assert unchanged == [], f"{page}: sliders that did not change their picture: {unchanged}"
-
-    assert browser.execute_script(SHRUNK_FIGURES) == [], (
-        f"{page}: figures shown below {MIN_FIGURE_SCALE:.0%} of their natural width "
-        "(src, shown, natural): keep figures at most 8 inches wide")
-    if page.startswith("chapters/"):
-        loaded = browser.execute_async_script(LOADED_BYTES)
-        assert loaded <= FIRST_LOAD_BYTES, f"{page}: first load is {loaded / 2**20:.2f} MiB"
-    errors = [e["message"][:200] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert errors == [], f"{page}: console errors: {errors}"
 
 
 def test_titles_do_not_repeat_the_book_title(browser, book_url):
