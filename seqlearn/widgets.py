@@ -105,6 +105,9 @@ class FrameSlider:
                  initial: dict[str, Any] | None = None, **params: Sequence[Any]) -> None:
         if not callable(draw):
             raise TypeError(f"draw must be callable, got {type(draw).__name__}")
+        if isinstance(dpi, bool) or not isinstance(dpi, int) or dpi < FRAME_DPI:
+            raise ValueError(f"dpi must be an int of at least {FRAME_DPI} (frames legible on "
+                             f"a phone and sharp on a laptop), got {dpi!r}")
         if not params:
             raise ValueError("FrameSlider needs at least one parameter list, e.g. u=[0.1, 0.5, 0.9]")
         for name, values in params.items():
@@ -190,7 +193,8 @@ class FrameSlider:
             object_fit="contain"))
 
         def redraw(_change: Any = None) -> None:
-            picture.value = figure_png(self.draw(**{n: c.value for n, c in controls.items()}), self.dpi)
+            values = {n: c.value for n, c in controls.items()}
+            picture.value = figure_png(self.draw(**values), self.dpi)
 
         for control in controls.values():
             control.observe(redraw, names="value")

@@ -102,3 +102,9 @@ def test_frames_are_sharp_small_palette_pngs_with_a_hint_for_blocked_scripts():
 def test_live_picture_fits_the_window():
     picture = FrameSlider(draw, u=[0.1, 0.9], k=[0]).live().children[-1]
     assert picture.layout.max_height == "65vh" and picture.layout.max_width == "100%"
+
+
+def test_frames_are_never_below_100_dpi():
+    with pytest.raises(ValueError, match="dpi must be an int of at least 100"):
+        FrameSlider(draw, dpi=72, u=[0.1], k=[0])
+    assert FrameSlider(draw, dpi=120, u=[0.1], k=[0]).dpi == 120
