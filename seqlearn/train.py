@@ -6,12 +6,12 @@ optional gradient-norm clipping and an Adam step, written out in a dozen lines.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch import nn
 
-from seqlearn.validate import check_int, check_real, check_shape, check_tensor
+from seqlearn.validate import check_bool, check_int, check_real, check_shape, check_tensor
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -48,33 +48,48 @@ def accuracy(model: nn.Module, x: torch.Tensor, labels: torch.Tensor) -> float:
     return float((predictions == labels).float().mean())
 
 
-def fit(model: nn.Module, batches: Callable[[int], Batch], steps: int, *, lr: float = 1e-2,
-        clip: float | None = 1.0, weight_decay: float = 0.0) -> list[float]:
-    """Train ``model`` with Adam on cross-entropy for ``steps`` mini-batches; return the losses.
+def _classification_loss(model: nn.Module, batch: Batch) -> torch.Tensor:
+    x, labels = batch  # (B, T, D), (B,)
+    return nn.functional.cross_entropy(model(x), labels)
 
-    ``batches(step)`` returns ``(x (B, T, D), labels (B,))`` for that step, so the caller
-    controls the data stream (and its seeding). ``clip`` rescales the gradient when its global
-    norm exceeds the threshold, ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off.
+
+def fit(model: nn.Module, batches: Callable[[int], Any], steps: int, *, lr: float = 1e-2,
+        clip: float | None = 1.0, weight_decay: float = 0.0, decay: bool = False,
+        loss: Callable[[nn.Module, Any], torch.Tensor] | None = None) -> list[float]:
+    """Train ``model`` with Adam for ``steps`` mini-batches; return the losses.
+
+    ``batches(step)`` returns the batch for that step, so the caller controls the data stream
+    (and its seeding); ``loss(model, batch)`` computes its loss, by default the cross-entropy
+    of ``model(x)`` against ``labels`` for a batch ``(x (B, T, D), labels (B,))``. ``clip``
+    rescales the gradient when its global norm exceeds the threshold,
+    ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off. ``decay=True``
+    lowers the learning rate linearly, ``lr_k = lr (1 - k / steps)`` at step ``k``.
     """
     check_int(steps, "steps")
     check_real(lr, "lr", positive=True)
     check_real(weight_decay, "weight_decay", minimum=0.0)
+    check_bool(decay, "decay")
     if clip is not None:
         check_real(clip, "clip", positive=True)  # a threshold <= 0 would reverse the step
     if not callable(batches):
-        raise TypeError(f"batches must be callable (step -> (x, labels)), got {type(batches).__name__}")
+        raise TypeError(f"batches must be callable (step -> batch), got {type(batches).__name__}")
+    if loss is None:
+        loss = _classification_loss
+    elif not callable(loss):
+        raise TypeError(f"loss must be callable (model, batch) -> loss, got {type(loss).__name__}")
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     losses = []
     model.train()
     for step in range(steps):
-        x, labels = batches(step)
-        loss = nn.functional.cross_entropy(model(x), labels)
-        if not torch.isfinite(loss):
-            raise FloatingPointError(f"the loss became {loss.item()} at step {step}; lower lr or clip")
+        optimizer.param_groups[0]["lr"] = lr * (1 - step / steps) if decay else lr
+        value = loss(model, batches(step))
+        if not torch.isfinite(value):
+            raise FloatingPointError(f"the loss became {value.item()} at step {step}; "
+                                     "lower lr or clip")
         optimizer.zero_grad()
-        loss.backward()
+        value.backward()
         if clip is not None:
             nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimizer.step()
-        losses.append(loss.item())
+        losses.append(value.item())
     return losses
