@@ -29,7 +29,7 @@ test: test-package test-notebooks book test-browser
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
-	  tests/test_portable_markdown.py -q
+	  tests/test_portable_markdown.py tests/test_appendix.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
