@@ -36,7 +36,7 @@ test-deep: $(STAMP)
 	SEQLEARN_HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest tests/package -q
 
 test-notebooks: $(STAMP)
-	$(BIN)/python -m pytest $(NBVAL) chapters -q
+	$(BIN)/python -m pytest $(NBVAL) chapters appendix -q
 
 test-browser: $(STAMP) browser-deps
 	$(BIN)/python -m pytest tests/book -q

@@ -17,6 +17,7 @@ import yaml
 from layout import ROOT, chapter_notebooks, markdown_of
 
 NOTEBOOKS = chapter_notebooks()
+PAGES = NOTEBOOKS + sorted((ROOT / "appendix").glob("*.ipynb"))  # every notebook the book shows
 MAX_CODE_LINE = 88
 DIRECTIVE = re.compile(r"^\s*(`{3,}|:{3,})\s*\{[\w-]+\}", re.M)
 TARGET = re.compile(r"^\([\w-]+\)=\s*$", re.M)
@@ -46,7 +47,7 @@ def maths_lines(markdown: str) -> list[str]:
     return [line for m in MATHS.finditer(markdown) for line in m.group(0).split("\n")[1:]]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_no_myst_only_syntax(path: Path):
     for index, text in enumerate(markdown_of(path)):
         where = f"{path.name}, Markdown cell {index}"
@@ -59,7 +60,7 @@ def test_no_myst_only_syntax(path: Path):
         assert not macros, f"{where}: MathJax macros {macros}: spell them out"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_no_maths_line_reads_as_a_list_or_heading(path: Path):
     for index, text in enumerate(markdown_of(path)):
         bad = [line for line in maths_lines(text) if LIST_OR_HEADING.match(line)]
@@ -82,14 +83,14 @@ def test_solutions_fold_everywhere(path: Path):
         "line, then a blank line, the solution, a blank line and </details>")
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_code_lines_fit(path: Path):
     long = [(i, line) for i, c in enumerate(cells(path)) if c["cell_type"] == "code"
             for line in source(c).splitlines() if len(line) > MAX_CODE_LINE]
     assert long == [], f"{path.name}: code lines over {MAX_CODE_LINE} characters: {long[:5]}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_sources_are_named_not_numbered(path: Path):
     found = [m.group(0) for c in cells(path) for m in SEED_JARGON.finditer(source(c))]
     assert found == [], (f"{path.name}: {found}; call the source notes by name "
