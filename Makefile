@@ -25,7 +25,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is in _build/html: open _build/html/index.html in a browser."
 
-test: test-package test-notebooks book test-browser
+test: test-package test-notebooks test-assignments book test-browser
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
@@ -50,6 +50,25 @@ browser-deps:
 	    echo "The browser test needs Debian's chromium and chromium-driver: sudo apt-get install chromium chromium-driver"; exit 1; \
 	  fi; \
 	fi
+
+# Graded assignments (otter-grader; the guide is assignments/pages/guide.md): the student and the
+# autograder version of every master notebook, in _build/assignments/NAME/{student,autograder}.
+# otter assign also grades each solution notebook with all its tests (OTTER_ASSIGN=--no-run-tests
+# only generates).
+.PHONY: assignments test-assignments
+ASSIGNMENTS := $(patsubst assignments/%.ipynb,_build/assignments/%,$(wildcard assignments/*.ipynb))
+OTTER_ASSIGN ?=
+
+assignments: $(ASSIGNMENTS)
+
+_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt $(STAMP)
+	rm -rf $@
+	$(BIN)/otter assign $(OTTER_ASSIGN) $< $@ || { rm -rf $@; exit 1; }
+
+# Every assignment generated, its solutions graded with full marks and its untouched student
+# version with zero (otter run, no Docker), the student version run top to bottom
+test-assignments: $(STAMP)
+	$(BIN)/python -m pytest tests/assignments -q
 
 # Store a chapter's outputs from one clean top-to-bottom run (no timing metadata):
 #   make run-chapter NB=chapters/gru.ipynb
