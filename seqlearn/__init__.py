@@ -16,6 +16,8 @@ module                        what it holds
 ``seqlearn.attention``        scaled dot-product and multi-head attention, masks
 ``seqlearn.transformer``      Transformer parts: positional encoding, ...
 ``seqlearn.causal``           from GRU to causal attention, step by step
+``seqlearn.associative``      key-value memory read: soft lookup and its hard limit
+``seqlearn.memory``           end-to-end memory network (MemN2N) for story questions
 ``seqlearn.data``             synthetic data sets (no downloads)
 ``seqlearn.train``            a small training loop for sequence classifiers
 ``seqlearn.validate``         input checks with errors naming expected and actual

@@ -10,3 +10,4 @@ from seqlearn.data.dates import (  # noqa: F401
 from seqlearn.data.strings import LETTERS, string_pairs  # noqa: F401
 from seqlearn.data.vocab import (  # noqa: F401
     PaddedBatch, Seq2SeqBatch, Vocab, pad_batch, seq2seq_batch)
+from seqlearn.data.stories import Story, StoryBatch, encode_stories, stories, story_vocab  # noqa: F401

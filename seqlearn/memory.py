@@ -1,0 +1,221 @@
+r"""End-to-end memory network (MemN2N, Sukhbaatar et al. 2015) for story question answering.
+
+A story of ``S`` sentences is written into memory twice per hop: sentence ``i`` becomes an
+input (key) vector ``m_i`` and an output (value) vector ``c_i``. The question becomes the
+internal state ``u^1``. Hop ``k = 1 .. K`` reads the memory with :func:`seqlearn.associative.
+soft_lookup` and adds what it read to the state (the book's ``eq-mem-hop``)::
+
+    p^k = softmax(m^k_i . u^k),   o^k = sum_i p^k_i c^k_i,   u^{k+1} = u^k + o^k,
+
+and the answer is ``softmax(W u^{K+1})`` over the vocabulary (``eq-mem-answer``).
+
+A sentence's vector is a position-weighted sum of its word embeddings plus a temporal
+embedding of its age (``eq-mem-pe``, ``eq-mem-te``)::
+
+    m_i = sum_j l_j * A x_ij + T_A(t_i),   l_kj = (1 - j/J) - (k/d)(1 - 2j/J),
+
+``j = 1..J`` the word position in a sentence of ``J`` words, ``k = 1..d`` the coordinate, and
+``t_i`` the number of sentences after sentence ``i`` (the newest has age 0). Without ``l`` a
+sentence would be a bag of words: "mary gave john the apple" and "john gave mary the apple"
+would be stored alike.
+
+Weights are tied between adjacent hops: with embedding matrices ``E_0 .. E_K``, hop ``k``
+uses ``A^k = E_{k-1}`` (keys) and ``C^k = E_k`` (values), the question is embedded with
+``B = A^1 = E_0`` and the answer layer is ``W = (C^K)^T``, i.e. ``logits = E_K u^{K+1}``; the
+temporal embeddings ``T_0 .. T_K`` are tied the same way.
+
+*Linear start* (``linear=True``) removes the softmax from every hop, ``p^k_i = m^k_i . u^k``,
+which the paper uses for the first part of training: a 3-hop model started with it trains
+reliably where one started with the softmax sometimes stays at the accuracy of one hop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+from torch import Tensor, nn
+
+from seqlearn.associative import soft_lookup
+from seqlearn.train import fit
+from seqlearn.validate import check_bool, check_int, check_shape, check_tensor
+
+PAD = 0
+"""The word id that means "no word" (``<pad>`` of :class:`seqlearn.data.Vocab`)."""
+
+
+def position_encoding(J: int | Tensor, d: int, *, width: int | None = None,
+                      dtype: torch.dtype | None = None) -> Tensor:
+    r"""Word-position weights of ``eq-mem-pe``: ``l_kj = (1 - j/J) - (k/d)(1 - 2j/J)``.
+
+    ``J`` an int: returns ``(J, d)`` with row ``j - 1`` the weights of word ``j``. ``J`` a
+    tensor of sentence lengths ``(...)``: returns ``(..., width, d)`` (``width`` defaults to
+    the largest length) with zero rows at the positions past each sentence's length. A length
+    of 0 gives all zeros. ``dtype`` defaults to torch's default dtype.
+    """
+    d = check_int(d, "d")
+    if isinstance(J, Tensor):
+        if J.is_floating_point() or J.dtype == torch.bool or J.is_complex():
+            raise TypeError(f"J must hold integer lengths, got dtype {J.dtype}")
+        if bool((J < 0).any()):
+            raise ValueError(f"J must be at least 0, got {int(J.min())}")
+        longest = int(J.max()) if J.numel() else 0
+        width = longest if width is None else check_int(width, "width", minimum=max(longest, 1))
+        lengths = J
+    else:
+        J = check_int(J, "J")
+        width = J if width is None else check_int(width, "width", minimum=J)
+        lengths = torch.tensor(J)
+    dtype = torch.get_default_dtype() if dtype is None else dtype
+    j = torch.arange(1, width + 1, dtype=dtype)[:, None]  # (W, 1)
+    k = torch.arange(1, d + 1, dtype=dtype)  # (d,)
+    n = lengths.to(dtype).clamp(min=1)[..., None, None]  # (..., 1, 1)
+    weights = (1 - j / n) - (k / d) * (1 - 2 * j / n)  # (..., W, d)
+    inside = j <= lengths[..., None, None]  # (..., W, 1)
+    return weights * inside
+
+
+def _check_ids(x: Any, name: str, spec: str, vocab_size: int, **sizes: int) -> dict:
+    check_tensor(x, name, floating=False)
+    if x.is_floating_point() or x.dtype == torch.bool or x.is_complex():
+        raise TypeError(f"{name} must hold integer word ids, got dtype {x.dtype}")
+    dims = check_shape(x, name, spec)
+    for dim, limit in sizes.items():
+        if dims[dim] > limit:
+            raise ValueError(f"{name} has {dims[dim]} along {dim}, more than the model's "
+                             f"maximum {limit}; shape {tuple(x.shape)}")
+    if x.numel() and (int(x.min()) < 0 or int(x.max()) >= vocab_size):
+        raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got "
+                         f"[{int(x.min())}, {int(x.max())}]")
+    return dims
+
+
+class MemN2N(nn.Module):
+    """End-to-end memory network with position and temporal encoding and adjacent tying.
+
+    ``forward(story (B, S, W) long, query (B, Wq) long, *, linear=False)
+    -> (logits (B, vocab_size), attention (B, hops, S))``, ``S <= max_sentences`` and
+    ``W, Wq <= max_words``. Id 0 (:data:`PAD`) is "no word"; a sentence of only padding is
+    no sentence (its attention is 0). ``attention[:, k]`` is hop ``k``'s weights ``p^k`` over
+    the sentences (raw scores, 0 at missing sentences, when ``linear=True``).
+    Parameters ``N(0, 0.1^2)`` as in the paper; the padding row of each embedding is 0.
+    """
+
+    def __init__(self, vocab_size: int, d: int, hops: int, *, max_sentences: int = 50,
+                 max_words: int = 12) -> None:
+        super().__init__()
+        self.vocab_size = check_int(vocab_size, "vocab_size", minimum=2)
+        self.d = check_int(d, "d")
+        self.hops = check_int(hops, "hops")
+        self.max_sentences = check_int(max_sentences, "max_sentences")
+        self.max_words = check_int(max_words, "max_words")
+        self.embeddings = nn.ModuleList(  # E_0 .. E_K
+            nn.Embedding(vocab_size, d, padding_idx=PAD) for _ in range(hops + 1))
+        self.temporal = nn.ParameterList(  # T_0 .. T_K
+            nn.Parameter(torch.empty(max_sentences, d)) for _ in range(hops + 1))
+        with torch.no_grad():
+            for e, t in zip(self.embeddings, self.temporal):
+                nn.init.normal_(e.weight, std=0.1)
+                e.weight[PAD] = 0.0
+                nn.init.normal_(t, std=0.1)
+
+    def encode(self, tokens: Tensor, k: int, weights: Tensor | None = None) -> Tensor:
+        """``sum_j l_j * E_k x_j`` over the last axis of ``tokens (..., W)`` -> ``(..., d)``.
+
+        ``weights`` are the :func:`position_encoding` of ``tokens`` (computed when omitted;
+        :meth:`forward` computes them once for all hops).
+        """
+        if weights is None:
+            lengths = (tokens != PAD).sum(-1)  # (...,)  words are left-aligned
+            weights = position_encoding(lengths, self.d, width=tokens.shape[-1],  # (..., W, d)
+                                        dtype=self.embeddings[k].weight.dtype)
+        return (weights * self.embeddings[k](tokens)).sum(-2)  # (..., d)
+
+    def forward(self, story: Tensor, query: Tensor, *,
+                linear: bool = False) -> tuple[Tensor, Tensor]:
+        dims = _check_ids(story, "story", "B S W", self.vocab_size, S=self.max_sentences,
+                          W=self.max_words)
+        _check_ids(query, "query", "B Wq", self.vocab_size, Wq=self.max_words)
+        check_shape(query, "query", "B Wq", sizes={"B": dims["B"]})
+        check_bool(linear, "linear")
+        present = (story != PAD).any(-1)  # (B, S)
+        age = (present.flip(-1).cumsum(-1).flip(-1) - 1).clamp(min=0)  # (B, S)  eq-mem-te
+        u = self.encode(query, 0)  # (B, d)  B = A^1 = E_0
+        weights = position_encoding((story != PAD).sum(-1), self.d,  # (B, S, W, d)
+                                    width=dims["W"], dtype=u.dtype)
+        memory = [self.encode(story, k, weights) + self.temporal[k][age]  # (B, S, d) each
+                  for k in range(self.hops + 1)]
+        attention = []
+        for k in range(self.hops):  # eq-mem-hop
+            keys, values = memory[k], memory[k + 1]  # A^k = E_{k-1}, C^k = E_k (0-based here)
+            if linear:
+                p = (keys @ u[..., None])[..., 0] * present  # (B, S)
+                o = (p[..., None, :] @ values)[..., 0, :]  # (B, d)
+            else:
+                o, p = soft_lookup(u, keys, values, mask=present)  # (B, d), (B, S)
+            u = u + o
+            attention.append(p)
+        logits = u @ self.embeddings[self.hops].weight.T  # (B, V)  W = (C^K)^T, eq-mem-answer
+        return logits, torch.stack(attention, 1)  # (B, V), (B, hops, S)
+
+
+def answer_loss(model: MemN2N, batch: Any) -> Tensor:
+    """Cross-entropy of the answer; ``batch`` has ``story``, ``query`` and ``answer`` fields
+    (a :class:`seqlearn.data.StoryBatch`) and optionally ``linear`` (bool, default False)."""
+    logits, _ = model(batch.story, batch.query, linear=getattr(batch, "linear", False))
+    return nn.functional.cross_entropy(logits, batch.answer)
+
+
+class _Linear:
+    """A batch seen through the linear-start switch (``linear`` added to its fields)."""
+
+    def __init__(self, batch: Any, linear: bool) -> None:
+        self.story, self.query, self.answer, self.linear = (
+            batch.story, batch.query, batch.answer, linear)
+
+
+def fit_memn2n(model: MemN2N, batches: Callable[[int], Any], steps: int, *, lr: float = 5e-3,
+               linear_steps: int = 0, clip: float | None = 40.0,
+               decay: bool = False) -> list[float]:
+    """Train with Adam on :func:`answer_loss`; the first ``linear_steps`` steps without the
+    memory's softmax (linear start). ``batches(step)`` returns a StoryBatch. Returns the losses.
+
+    One optimizer runs through both phases (:func:`seqlearn.train.fit`); ``clip`` is the
+    gradient-norm threshold of the paper (40), ``decay`` lowers the learning rate linearly.
+    """
+    if not isinstance(model, MemN2N):
+        raise TypeError(f"model must be a MemN2N, got {type(model).__name__}")
+    steps = check_int(steps, "steps")
+    linear_steps = check_int(linear_steps, "linear_steps", minimum=0, maximum=steps)
+    if not callable(batches):
+        raise TypeError(f"batches must be callable (step -> batch), got {type(batches).__name__}")
+    return fit(model, lambda step: _Linear(batches(step), step < linear_steps), steps, lr=lr,
+               clip=clip, decay=decay, loss=answer_loss)
+
+
+@torch.no_grad()
+def answer_accuracy(model: MemN2N, batch: Any) -> float:
+    """Fraction of questions whose arg-max answer is right (eval mode, softmax memory)."""
+    if not isinstance(model, MemN2N):
+        raise TypeError(f"model must be a MemN2N, got {type(model).__name__}")
+    was_training = model.training
+    model.eval()
+    logits, _ = model(batch.story, batch.query)
+    model.train(was_training)
+    return float((logits.argmax(-1) == batch.answer).double().mean())
+
+
+def supporting_share(attention: Tensor, supporting: Tensor) -> Tensor:
+    """Mean attention mass each hop puts on supporting facts: ``mean_b sum_{i in F_b} p^k_bi``.
+
+    attention (B, hops, S) (softmax weights), supporting (B, S) bool -> (hops,).
+    """
+    check_tensor(attention, "attention")
+    dims = check_shape(attention, "attention", "B K S")
+    if not isinstance(supporting, Tensor) or supporting.dtype != torch.bool:
+        raise TypeError("supporting must be a bool tensor (True = a supporting fact), got "
+                        f"{getattr(supporting, 'dtype', type(supporting).__name__)}")
+    check_shape(supporting, "supporting", "B S", sizes={"B": dims["B"], "S": dims["S"]})
+    if dims["B"] == 0:
+        raise ValueError("attention must hold at least one example, got B = 0")
+    return (attention * supporting[:, None, :]).sum(-1).mean(0)  # (hops,)
