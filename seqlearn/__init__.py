@@ -14,6 +14,12 @@ module                        what it holds
 ``seqlearn.scan``             linear recurrences, sequential and parallel scan
 ``seqlearn.scores``           attention score functions (dot, general, additive, ...)
 ``seqlearn.attention``        scaled dot-product and multi-head attention, masks
+``seqlearn.online_softmax``   the online softmax: exact attention in O(n) memory
+``seqlearn.local_attention``  restricted (windowed) self-attention
+``seqlearn.complexity``       measured cost, sequential steps and path lengths
+``seqlearn.table1``           the layer types of Vaswani et al.'s Table 1
+``seqlearn.long_range``       first-token recall and the gradient reaching each input
+``seqlearn.saturation``       how saturated a softmax is: top weight, entropy, Jacobian
 ``seqlearn.transformer``      Transformer parts: positional encoding, ...
 ``seqlearn.causal``           from GRU to causal attention, step by step
 ``seqlearn.associative``      key-value memory read: soft lookup and its hard limit

@@ -246,3 +246,8 @@ class MultiHeadAttention(nn.Module):
                     lin.bias.copy_(b)
                 new.out_proj.bias.copy_(m.out_proj.bias)
         return new
+
+
+# The contract's name for the blocked attention of seqlearn/online_softmax.py (imported last:
+# that module uses this one's mask check).
+from seqlearn.online_softmax import memory_efficient_attention  # noqa: E402,F401

@@ -1,0 +1,130 @@
+"""Vaswani et al.'s Table 1 reproduced by measurement, beside the paper's entries.
+
+    .venv/bin/python bench/study_table1.py            # about a minute on one thread
+
+For the five layer types of seqlearn.table1 (self-attention, a GRU, a causal convolution with
+k = 3, the same with dilations 1, 3, 9, ..., restricted self-attention with r = 4), width d = 64,
+one sequence, one thread:
+
+- cost per layer: forward time for n = 256 ... 4096 (fastest of --repeats calls after a
+  warm-up), its log-log slope for n >= 512; floating-point operations counted by PyTorch's
+  FlopCounterMode, slopes in n (d = 32) and in d (n = 256); bytes saved for the backward pass,
+  slope in n;
+- sequential operations: the longest chain of outputs waiting for each other
+  (seqlearn.complexity.sequential_steps) for n = 16 ... 128;
+- maximum path length from the Jacobian patterns (seqlearn.complexity.max_path_length) for
+  n = 16 ... 128, with its log-log slope in n;
+- and the share of attention's forward time spent in the softmax at n = 2048 (the Chinese
+  Transformer notes call the softmax O(n)).
+
+Output on the book's 2-core build machine (shared with other jobs; time slopes vary by about
++-0.2 from run to run, the other columns are exact):
+
+    d = 64, one thread; forward time in ms for n = [256, 512, 1024, 2048, 4096]
+      self-attention                0.33     0.98     4.48    27.61   157.74
+      recurrent                     5.93     5.42    10.46    20.89    42.02
+      convolutional                 0.30     0.36     0.35     0.52     1.01
+      dilated convolutional         0.14     0.19     0.28     0.46     0.88
+      restricted self-attention     0.54     0.52     0.88     1.71     3.36
+
+    layer type                 | slope of time  FLOPs in n  FLOPs in d  memory | sequential ops n = [16, 32, 64, 128] | max. path length n = [16, 32, 64, 128] (slope)
+    self-attention             |          2.46        2.00        1.00    1.94 |                   [1, 1, 1, 1] |               [1, 1, 1, 1] (0.00)
+    recurrent                  |          0.99        1.00        2.00    0.95 |              [16, 32, 64, 128] |          [16, 32, 64, 128] (1.00)
+    convolutional              |          0.50        1.00        2.00    0.83 |                   [1, 1, 1, 1] |            [8, 16, 32, 64] (1.00)
+    dilated convolutional      |          0.74        1.00        2.00    0.83 |                   [1, 1, 1, 1] |               [3, 4, 4, 5] (0.22)
+    restricted self-attention  |          0.91        1.00        1.00    0.99 |                   [1, 1, 1, 1] |             [4, 8, 16, 32] (1.00)
+
+    Vaswani et al. (2017), Table 1: cost per layer, sequential operations, path length
+      self-attention             O(n^2 d), O(1), O(1)
+      recurrent                  O(n d^2), O(n), O(n)
+      convolutional              O(k n d^2), O(1), O(n/k)
+      dilated convolutional      O(k n d^2), O(1), O(log_k n)
+      restricted self-attention  O(r n d), O(1), O(n/r)
+
+    softmax share of self-attention's forward time at n = 2048: 0.14
+
+Other runs gave time slopes of 2.15-2.70 for self-attention, 0.66-1.17 for the GRU and
+0.5-1.0 for the convolutions (load from other jobs), and a softmax share of 0.03-0.25.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from seqlearn.attention import attention
+from seqlearn.complexity import (fastest_times, loglog_slope, max_path_length,
+                                 saved_tensor_bytes, sequential_steps)
+from seqlearn.table1 import KINDS, PAPER, dependency_patterns, layer
+
+
+def flops(fn, x) -> int:
+    with FlopCounterMode(display=False) as counter:
+        fn(x)
+    return counter.get_total_flops()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--d", type=int, default=64)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    ns, path_ns = [256, 512, 1024, 2048, 4096], [16, 32, 64, 128]
+    fns = {kind: layer(kind, args.d) for kind in KINDS}
+    with torch.no_grad():
+        best = fastest_times(fns, [torch.randn(1, n, args.d) for n in ns], args.repeats)
+    rows = {}
+    for kind, fn in fns.items():
+        times = [best[kind, i] for i in range(len(ns))]
+        memory = [saved_tensor_bytes(fn, torch.randn(1, n, args.d, requires_grad=True))
+                  for n in ns[:4]]
+        small = layer(kind, 32)
+        flop_n = [flops(small, torch.randn(1, n, 32)) for n in (64, 128, 256)]
+        flop_d = [flops(layer(kind, d), torch.randn(1, 256, d)) for d in (16, 32, 64)]
+        paths, steps = [], []
+        for T in path_ns:
+            layers, within, causal = dependency_patterns(kind, T)
+            paths.append(max_path_length(layers, within=within, causal=causal)[1])
+            steps.append(sequential_steps(within, T))
+        rows[kind] = dict(
+            time=times, time_slope=loglog_slope(ns[1:], times[1:]),
+            flop_n=loglog_slope((64, 128, 256), flop_n),
+            flop_d=loglog_slope((16, 32, 64), flop_d),
+            memory_slope=loglog_slope(ns[1:4], memory[1:]),
+            paths=paths, path_slope=loglog_slope(path_ns, paths), steps=steps)
+        print(f"measured {kind}", file=sys.stderr)
+
+    print(f"d = {args.d}, one thread; forward time in ms for n = {ns}")
+    for kind in KINDS:
+        print(f"  {kind:26s}" + " ".join(f"{t * 1e3:8.2f}" for t in rows[kind]["time"]))
+    print(f"\n{'layer type':26s} | slope of time  FLOPs in n  FLOPs in d  memory | "
+          f"sequential ops n = {path_ns} | max. path length n = {path_ns} (slope)")
+    for kind in KINDS:
+        r = rows[kind]
+        print(f"{kind:26s} | {r['time_slope']:13.2f} {r['flop_n']:11.2f} {r['flop_d']:11.2f} "
+              f"{r['memory_slope']:7.2f} | {str(r['steps']):>30s} | "
+              f"{str(r['paths']):>26s} ({r['path_slope']:.2f})")
+    print("\nVaswani et al. (2017), Table 1: cost per layer, sequential operations, path length")
+    for kind in KINDS:
+        print(f"  {kind:26s} {', '.join(PAPER[kind])}")
+
+    n = 2048
+    x = torch.randn(1, n, args.d)
+    scores = x @ x.transpose(-2, -1) / math.sqrt(args.d)
+    with torch.no_grad():
+        best = fastest_times({"attention": lambda _: attention(x, x, x),
+                           "softmax": lambda _: torch.softmax(scores, -1)}, [None], args.repeats)
+    share = best["softmax", 0] / best["attention", 0]
+    print(f"\nsoftmax share of self-attention's forward time at n = {n}: {share:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

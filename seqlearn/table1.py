@@ -1,0 +1,141 @@
+r"""The five layer types of Vaswani et al.'s Table 1, built so that their columns can be measured.
+
+=============================  ==================  ==========  ==================
+layer type                     cost per layer      sequential  max. path length
+=============================  ==================  ==========  ==================
+self-attention                 O(n^2 d)            O(1)        O(1)
+recurrent                      O(n d^2)            O(n)        O(n)
+convolutional                  O(k n d^2)          O(1)        O(log_k n) dilated,
+                                                               O(n / k) contiguous
+self-attention (restricted)    O(r n d)            O(1)        O(n / r)
+=============================  ==================  ==========  ==================
+
+:func:`layer` returns one layer of a type as a function ``(B, n, d) -> (B, n, d)`` (its cost is
+measured against ``n`` and ``d``); :func:`dependency_patterns` returns the direct-dependency
+patterns (:func:`seqlearn.complexity.jacobian_pattern`) of a stack of such layers on a
+sequence of length ``T``, from which :func:`seqlearn.complexity.max_path_length` and
+:func:`seqlearn.complexity.sequential_steps` read the other two columns. The recurrent type is
+a GRU; the convolutions are causal, as in WaveNet and ByteNet's decoder (output ``t`` reads
+inputs ``t - (k - 1) dilation, ..., t``), and the dilated stack multiplies its dilation by
+``k`` from layer to layer, ``1, k, k^2, ...`` (WaveNet's pattern for ``k = 2``; ByteNet,
+Kalchbrenner et al. 2016, doubles its dilations with ``k = 3``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from seqlearn.attention import MultiHeadAttention, attention
+from seqlearn.complexity import jacobian_pattern
+from seqlearn.local_attention import restricted_attention
+from seqlearn.validate import check_int
+
+KINDS = ("self-attention", "recurrent", "convolutional", "dilated convolutional",
+         "restricted self-attention")
+"""The rows of Table 1 (the paper's convolutional row covers the contiguous and dilated kinds)."""
+
+PAPER = {
+    "self-attention": ("O(n^2 d)", "O(1)", "O(1)"),
+    "recurrent": ("O(n d^2)", "O(n)", "O(n)"),
+    "convolutional": ("O(k n d^2)", "O(1)", "O(n/k)"),
+    "dilated convolutional": ("O(k n d^2)", "O(1)", "O(log_k n)"),
+    "restricted self-attention": ("O(r n d)", "O(1)", "O(n/r)"),
+}
+"""Vaswani et al.'s entries: cost per layer, sequential operations, maximum path length."""
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+
+
+def _causal_conv(d: int, kernel: int, dilation: int,
+                 dtype: torch.dtype | None) -> Callable[[Tensor], Tensor]:
+    """``(B, n, d) -> (B, n, d)``: output t reads inputs t - (kernel - 1) * dilation, ..., t."""
+    conv = nn.Conv1d(d, d, kernel, dilation=dilation, dtype=dtype)
+    left = (kernel - 1) * dilation  # zeros before the first position
+
+    def apply(x: Tensor) -> Tensor:
+        return conv(F.pad(x.transpose(-1, -2), (left, 0))).transpose(-1, -2)  # (B, n, d)
+
+    return apply
+
+
+def layer(kind: str, d: int, *, kernel: int = 3, radius: int = 4, dilation: int = 1,
+          dtype: torch.dtype | None = None) -> Callable[[Tensor], Tensor]:
+    """One layer of ``kind`` on ``d`` features, as a function ``(B, n, d) -> (B, n, d)``.
+
+    Self-attention is the bare scaled dot product ``attention(x, x, x)`` (the ``O(n^2 d)`` of
+    the table; the projections add ``O(n d^2)``); recurrent is ``torch.nn.GRU(d, d)``;
+    convolutional is a causal ``torch.nn.Conv1d(d, d, kernel, dilation=dilation)``;
+    restricted self-attention sees ``radius`` neighbours per side. Weights are drawn from
+    torch's global generator (seed it first).
+    """
+    _check_kind(kind)
+    for value, name in ((d, "d"), (kernel, "kernel"), (dilation, "dilation")):
+        check_int(value, name)
+    check_int(radius, "radius", minimum=0)
+    if kernel < 2:
+        raise ValueError(f"kernel must be at least 2 (a kernel of 1 never connects positions), "
+                         f"got {kernel}")
+    if kind == "self-attention":
+        return lambda x: attention(x, x, x)[0]
+    if kind == "restricted self-attention":
+        return lambda x: restricted_attention(x, x, x, radius)
+    if kind == "recurrent":
+        gru = nn.GRU(d, d, batch_first=True, dtype=dtype)
+        return lambda x: gru(x)[0]
+    return _causal_conv(d, kernel, dilation, dtype)
+
+
+def dependency_patterns(kind: str, T: int, *, d: int = 4, kernel: int = 3, radius: int = 4,
+                        seed: int = 0) -> tuple[list[Tensor], Tensor | None, bool]:
+    """Direct-dependency patterns of a stack of ``kind`` layers on ``T`` positions.
+
+    Returns ``(layers, within, causal)`` for :func:`seqlearn.complexity.max_path_length`:
+    ``layers`` the ``(T, T)`` bool pattern of each layer's output on its input (one per
+    distinct layer; the dilated stack lists dilations ``1, k, ..., k^(L-1)`` until their
+    reach ``k^L - 1`` spans the sequence), ``within`` how a recurrent layer's outputs read each other (``h_t`` reads
+    ``h_{t-1}``, from the Jacobian of ``GRUCell`` with respect to its state), ``causal``
+    whether only pairs ``s <= t`` can be connected (the recurrent layer and the causal
+    convolutions read left to right).
+    Every pattern is measured with :func:`seqlearn.complexity.jacobian_pattern` on random
+    float64 inputs and weights.
+    """
+    _check_kind(kind)
+    check_int(T, "T")
+    check_int(d, "d")
+    check_int(kernel, "kernel", minimum=2)
+    check_int(radius, "radius")
+    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    x = torch.randn(T, d, generator=gen, dtype=torch.float64)  # (T, d)
+    if kind == "recurrent":
+        cell = nn.GRUCell(d, d).double()
+        h = torch.randn(T, d, generator=gen, dtype=torch.float64)  # states h_1..h_T
+
+        def previous(states: Tensor) -> Tensor:  # h_{t-1} for t = 1..T, with h_0 = 0
+            return torch.cat([torch.zeros_like(states[:1]), states[:-1]])  # (T, d)
+
+        reads_input = jacobian_pattern(lambda z: cell(z, previous(h)), x)  # h_t on x_s
+        reads_state = jacobian_pattern(lambda s: cell(x, previous(s)), h)  # h_t on h_u
+        return [reads_input], reads_state, True
+    if kind == "self-attention":
+        mha = MultiHeadAttention(d, 1).double()
+        return [jacobian_pattern(lambda z: mha(z[None], z[None], z[None])[0][0], x)], None, False
+    if kind == "restricted self-attention":
+        return [jacobian_pattern(lambda z: restricted_attention(z[None], z[None], z[None],
+                                                                radius)[0], x)], None, False
+    dilations = [1]
+    if kind == "dilated convolutional":
+        while kernel ** len(dilations) < T:  # the stack reaches back k^L - 1 positions
+            dilations.append(kernel ** len(dilations))
+    layers = []
+    for dilation in dilations:
+        conv = _causal_conv(d, kernel, dilation, torch.float64)
+        layers.append(jacobian_pattern(lambda z: conv(z[None])[0], x))
+    return layers, None, True

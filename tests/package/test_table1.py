@@ -1,0 +1,74 @@
+"""seqlearn.table1: each layer type against its torch definition, and the measured columns of
+Table 1 against their closed forms at small lengths."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from seqlearn.attention import attention
+from seqlearn.complexity import loglog_slope, max_path_length, sequential_steps
+from seqlearn.table1 import KINDS, PAPER, dependency_patterns, layer
+
+
+def flops(fn, n, d):
+    with FlopCounterMode(display=False) as counter:
+        fn(torch.randn(1, n, d))
+    return counter.get_total_flops()
+
+
+def test_layers_keep_the_shape_and_count_the_papers_flops():
+    torch.manual_seed(0)
+    n = [64, 128, 256]
+    slopes = {kind: loglog_slope(n, [flops(layer(kind, 16), m, 16) for m in n]) for kind in KINDS}
+    assert slopes["self-attention"] == pytest.approx(2.0)
+    for kind in KINDS[1:]:
+        assert slopes[kind] == pytest.approx(1.0), kind
+    assert flops(layer("self-attention", 16), 64, 16) == 4 * 64 * 64 * 16  # QK^T and AV
+    assert flops(layer("convolutional", 16, kernel=5), 64, 16) == 2 * 5 * 64 * 16 * 16
+    for kind in KINDS:
+        assert layer(kind, 8)(torch.randn(2, 11, 8)).shape == (2, 11, 8)
+
+
+def test_convolution_is_causal_and_attention_is_attention():
+    torch.manual_seed(1)
+    x = torch.randn(1, 12, 4, dtype=torch.float64)
+    conv = layer("dilated convolutional", 4, kernel=2, dilation=4, dtype=torch.float64)
+    y = conv(x)
+    x2 = x.clone()
+    x2[:, 7:] += 1  # changing inputs from 7 on leaves outputs 0..6 alone
+    torch.testing.assert_close(conv(x2)[:, :7], y[:, :7])
+    assert not torch.allclose(conv(x2)[:, 7:], y[:, 7:])
+    torch.testing.assert_close(layer("self-attention", 4)(x), attention(x, x, x)[0])
+    gru = layer("recurrent", 4, dtype=torch.float64)
+    assert gru(x).shape == x.shape
+
+
+@pytest.mark.parametrize("T", [2, 5, 9, 16])
+def test_measured_path_lengths_and_sequential_steps(T):
+    want = {
+        "self-attention": (1, 1),
+        "recurrent": (T, T),
+        "convolutional": (math.ceil((T - 1) / 2), 1),  # kernel 3: two more positions per layer
+        "dilated convolutional": (math.ceil(math.log(T, 3) - 1e-12), 1),
+        "restricted self-attention": (math.ceil((T - 1) / 4), 1),  # radius 4
+    }
+    for kind in KINDS:
+        layers, within, causal = dependency_patterns(kind, T, d=3)
+        assert max_path_length(layers, within=within, causal=causal)[1] == want[kind][0], kind
+        assert sequential_steps(within) == want[kind][1], kind
+        assert len(PAPER[kind]) == 3
+
+
+def test_refuses_unknown_kinds_and_sizes():
+    with pytest.raises(ValueError, match="kind"):
+        layer("transformer", 4)
+    with pytest.raises(ValueError, match="kernel"):
+        layer("convolutional", 4, kernel=1)
+    with pytest.raises(TypeError, match="d must be an int"):
+        dependency_patterns("recurrent", 4, d=2.0)
+    with pytest.raises(ValueError, match="T must be positive"):
+        dependency_patterns("self-attention", 0)
