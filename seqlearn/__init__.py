@@ -20,7 +20,10 @@ module                        what it holds
 ``seqlearn.table1``           the layer types of Vaswani et al.'s Table 1
 ``seqlearn.long_range``       first-token recall and the gradient reaching each input
 ``seqlearn.saturation``       how saturated a softmax is: top weight, entropy, Jacobian
-``seqlearn.transformer``      Transformer parts: positional encoding, ...
+``seqlearn.transformer``      the Transformer: positional encoding, encoder-decoder model;
+                              its layers are in ``seqlearn.transformer_layers``
+``seqlearn.layernorm``        layer normalisation, equal to torch.nn.LayerNorm
+``seqlearn.warmup``           learning-rate warm-up schedules and a loop that uses them
 ``seqlearn.causal``           from GRU to causal attention, step by step
 ``seqlearn.associative``      key-value memory read: soft lookup and its hard limit
 ``seqlearn.memory``           end-to-end memory network (MemN2N) for story questions

@@ -1,0 +1,86 @@
+r"""Learning-rate warm-up: the Transformer paper's schedule, a linear one, and a loop using them.
+
+Vaswani et al. (2017, section 5.3) raise the learning rate linearly for ``warmup`` steps and
+then let it fall as the inverse square root of the step number ``n = 1, 2, ...``:
+
+.. math::
+
+    \eta_n = d_{\text{model}}^{-1/2} \min\big(n^{-1/2},\ n\, w^{-3/2}\big)
+    \qquad \text{(book equation eq-tf-noam)}.
+
+The book's small models use a linear warm-up to a peak ``lr`` followed by a linear decay to
+zero at the last step (step ``k = 0 .. steps - 1``):
+
+.. math::
+
+    \eta_k = \eta \min\Big(\frac{k + 1}{w},\ \frac{\text{steps} - k}{\text{steps} - w}\Big)
+    \qquad \text{(book equation eq-tf-linear-warmup)};
+
+with ``w = 0`` this is ``eta (1 - k / steps)``, the decay of :func:`seqlearn.train.fit`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from seqlearn.validate import check_int, check_real
+
+
+def noam_rate(step: int, d_model: int, warmup: int, *, factor: float = 1.0) -> float:
+    """The paper's learning rate at step ``step >= 1`` (eq-tf-noam), times ``factor``."""
+    step = check_int(step, "step")
+    d_model = check_int(d_model, "d_model")
+    warmup = check_int(warmup, "warmup")
+    factor = check_real(factor, "factor", positive=True)
+    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+
+
+def linear_warmup_rate(step: int, steps: int, warmup: int) -> float:
+    """The multiplier of the peak rate at step ``0 <= step < steps`` (eq-tf-linear-warmup)."""
+    steps = check_int(steps, "steps")
+    step = check_int(step, "step", minimum=0, maximum=steps - 1)
+    warmup = check_int(warmup, "warmup", minimum=0, maximum=steps - 1)
+    up = (step + 1) / warmup if warmup else math.inf
+    return min(up, (steps - step) / (steps - warmup))
+
+
+def fit_scheduled(model: nn.Module, batches: Callable[[int], Any], steps: int, *,
+                  loss: Callable[[nn.Module, Any], torch.Tensor], lr: float,
+                  schedule: Callable[[int], float] | None = None, clip: float | None = 1.0,
+                  betas: tuple[float, float] = (0.9, 0.999)) -> list[float]:
+    """Adam on ``loss(model, batches(k))`` for ``steps`` steps at rate ``lr * schedule(k)``.
+
+    The loop of :func:`seqlearn.train.fit` with any schedule (``None``: constant ``lr``), e.g.
+    ``lambda k: linear_warmup_rate(k, steps, 50)``. ``clip`` rescales the gradient to that
+    global norm when it is larger (``None``: off). Returns the losses.
+    """
+    steps = check_int(steps, "steps")
+    lr = check_real(lr, "lr", positive=True)
+    if clip is not None:
+        check_real(clip, "clip", positive=True)
+    for name, fn in (("batches", batches), ("loss", loss)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    if schedule is not None and not callable(schedule):
+        raise TypeError(f"schedule must be callable (step -> multiplier), got "
+                        f"{type(schedule).__name__}")
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=betas)
+    losses = []
+    model.train()
+    for step in range(steps):
+        optimizer.param_groups[0]["lr"] = lr * (1.0 if schedule is None else schedule(step))
+        value = loss(model, batches(step))
+        if not torch.isfinite(value):
+            raise FloatingPointError(f"the loss became {value.item()} at step {step}; "
+                                     "lower lr, warm up longer or clip")
+        optimizer.zero_grad()
+        value.backward()
+        if clip is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip)
+        optimizer.step()
+        losses.append(value.item())
+    return losses
