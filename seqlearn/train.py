@@ -55,20 +55,30 @@ def _classification_loss(model: nn.Module, batch: Batch) -> torch.Tensor:
 
 def fit(model: nn.Module, batches: Callable[[int], Any], steps: int, *, lr: float = 1e-2,
         clip: float | None = 1.0, weight_decay: float = 0.0, decay: bool = False,
-        loss: Callable[[nn.Module, Any], torch.Tensor] | None = None) -> list[float]:
+        loss: Callable[[nn.Module, Any], torch.Tensor] | None = None,
+        schedule: Callable[[int], float] | None = None,
+        betas: tuple[float, float] = (0.9, 0.999)) -> list[float]:
     """Train ``model`` with Adam for ``steps`` mini-batches; return the losses.
 
     ``batches(step)`` returns the batch for that step, so the caller controls the data stream
     (and its seeding); ``loss(model, batch)`` computes its loss, by default the cross-entropy
     of ``model(x)`` against ``labels`` for a batch ``(x (B, T, D), labels (B,))``. ``clip``
     rescales the gradient when its global norm exceeds the threshold,
-    ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off. ``decay=True``
-    lowers the learning rate linearly, ``lr_k = lr (1 - k / steps)`` at step ``k``.
+    ``g <- g * clip / ||g||`` (Pascanu et al., 2013); ``None`` turns it off. The rate at step
+    ``k`` is ``lr * schedule(k)`` (e.g. a warm-up, :mod:`seqlearn.warmup`); ``decay=True`` is
+    the schedule ``1 - k / steps``, a linear decay to 0. ``betas`` are Adam's.
     """
     check_int(steps, "steps")
     check_real(lr, "lr", positive=True)
     check_real(weight_decay, "weight_decay", minimum=0.0)
     check_bool(decay, "decay")
+    if schedule is not None and not callable(schedule):
+        raise TypeError(f"schedule must be callable (step -> multiplier), got "
+                        f"{type(schedule).__name__}")
+    if decay and schedule is not None:
+        raise ValueError("pass either decay=True or a schedule, not both")
+    if decay:
+        schedule = lambda k: 1 - k / steps  # noqa: E731
     if clip is not None:
         check_real(clip, "clip", positive=True)  # a threshold <= 0 would reverse the step
     if not callable(batches):
@@ -77,15 +87,16 @@ def fit(model: nn.Module, batches: Callable[[int], Any], steps: int, *, lr: floa
         loss = _classification_loss
     elif not callable(loss):
         raise TypeError(f"loss must be callable (model, batch) -> loss, got {type(loss).__name__}")
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=betas,
+                                 weight_decay=weight_decay)
     losses = []
     model.train()
     for step in range(steps):
-        optimizer.param_groups[0]["lr"] = lr * (1 - step / steps) if decay else lr
+        optimizer.param_groups[0]["lr"] = lr * (1.0 if schedule is None else schedule(step))
         value = loss(model, batches(step))
         if not torch.isfinite(value):
             raise FloatingPointError(f"the loss became {value.item()} at step {step}; "
-                                     "lower lr or clip")
+                                     "lower lr, warm up longer or clip")
         optimizer.zero_grad()
         value.backward()
         if clip is not None:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
+from seqlearn.train import fit
 from seqlearn.validate import check_int, check_real
 
 
@@ -54,33 +55,11 @@ def fit_scheduled(model: nn.Module, batches: Callable[[int], Any], steps: int, *
                   betas: tuple[float, float] = (0.9, 0.999)) -> list[float]:
     """Adam on ``loss(model, batches(k))`` for ``steps`` steps at rate ``lr * schedule(k)``.
 
-    The loop of :func:`seqlearn.train.fit` with any schedule (``None``: constant ``lr``), e.g.
+    :func:`seqlearn.train.fit` with any schedule (``None``: constant ``lr``), e.g.
     ``lambda k: linear_warmup_rate(k, steps, 50)``. ``clip`` rescales the gradient to that
     global norm when it is larger (``None``: off). Returns the losses.
     """
-    steps = check_int(steps, "steps")
-    lr = check_real(lr, "lr", positive=True)
-    if clip is not None:
-        check_real(clip, "clip", positive=True)
-    for name, fn in (("batches", batches), ("loss", loss)):
-        if not callable(fn):
-            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
-    if schedule is not None and not callable(schedule):
-        raise TypeError(f"schedule must be callable (step -> multiplier), got "
-                        f"{type(schedule).__name__}")
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=betas)
-    losses = []
-    model.train()
-    for step in range(steps):
-        optimizer.param_groups[0]["lr"] = lr * (1.0 if schedule is None else schedule(step))
-        value = loss(model, batches(step))
-        if not torch.isfinite(value):
-            raise FloatingPointError(f"the loss became {value.item()} at step {step}; "
-                                     "lower lr, warm up longer or clip")
-        optimizer.zero_grad()
-        value.backward()
-        if clip is not None:
-            nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimizer.step()
-        losses.append(value.item())
-    return losses
+    if not callable(loss):
+        raise TypeError(f"loss must be callable, got {type(loss).__name__}")
+    return fit(model, batches, steps, lr=lr, clip=clip, loss=loss, schedule=schedule,
+               betas=betas)
