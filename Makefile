@@ -29,7 +29,7 @@ test: test-package test-notebooks test-assignments book test-browser
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
-	  tests/test_portable_markdown.py tests/test_appendix.py -q
+	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
@@ -69,6 +69,35 @@ _build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requ
 # version with zero (otter run, no Docker), the student version run top to bottom
 test-assignments: $(STAMP)
 	$(BIN)/python -m pytest tests/assignments -q
+
+# Mutation testing (tools/mutation.py; not in `make test`: it takes about an hour on 2 cores).
+# The package tests against mutants of the model modules, then each chapter of Parts I-II and the
+# flagship under nbval against mutants of the functions it teaches; the tables and every
+# survivor's diff go to mutants/report.md. MUTATION_SAMPLE / CHAPTER_SAMPLE draw that many
+# mutants per module / chapter with a fixed seed (empty: all of them).
+#   make mutation                        everything
+#   make mutation-chapter NB=bptt        one chapter
+MUTATION_SAMPLE ?= 120
+CHAPTER_SAMPLE ?= 40
+MUTATION_JOBS ?= 2
+MUTATION_CHAPTERS := sequences_and_convolution recurrent_networks bptt gru lstm gru_to_attention
+MUTATION_ARGS = $(if $(1),--sample $(1)) -j $(MUTATION_JOBS)
+.PHONY: mutation mutation-deps mutation-package mutation-chapter
+mutation: mutation-package
+	for nb in $(MUTATION_CHAPTERS); do \
+	  $(BIN)/python tools/mutation.py chapter $$nb $(call MUTATION_ARGS,$(CHAPTER_SAMPLE)) || exit 1; \
+	done
+	$(BIN)/python tools/mutation.py report > mutants/report.md
+	@echo "Mutation report: mutants/report.md"
+
+mutation-deps: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r tools/requirements-mutation.txt
+
+mutation-package: mutation-deps
+	$(BIN)/python tools/mutation.py package $(call MUTATION_ARGS,$(MUTATION_SAMPLE))
+
+mutation-chapter: mutation-deps
+	$(BIN)/python tools/mutation.py chapter $(NB) $(call MUTATION_ARGS,$(CHAPTER_SAMPLE))
 
 # Store a chapter's outputs from one clean top-to-bottom run (no timing metadata):
 #   make run-chapter NB=chapters/gru.ipynb
