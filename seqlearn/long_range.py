@@ -19,8 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from seqlearn.attention import MultiHeadAttention
-from seqlearn.seq2seq import _check_tokens
-from seqlearn.validate import check_int, check_shape
+from seqlearn.validate import check_int, check_shape, check_tokens
 
 READERS = ("rnn", "attention")
 
@@ -66,7 +65,7 @@ class LastStepReader(nn.Module):
 
     def embed(self, tokens: Tensor) -> Tensor:
         """tokens (B, T) long -> embeddings (B, T, d)."""
-        _check_tokens(tokens, "tokens", "B T", self.embedding.num_embeddings)
+        check_tokens(tokens, "tokens", "B T", self.embedding.num_embeddings)
         check_shape(tokens, "tokens", "B T", sizes={"T": self.T})
         return self.embedding(tokens)
 
@@ -89,7 +88,7 @@ def input_gradient_norms(model: LastStepReader, tokens: Tensor, target: Tensor) 
     if not isinstance(model, LastStepReader):
         raise TypeError(f"model must be a LastStepReader, got {type(model).__name__}")
     e = model.embed(tokens).detach().requires_grad_(True)  # (B, T, d)
-    _check_tokens(target, "target", "B", model.embedding.num_embeddings)
+    check_tokens(target, "target", "B", model.embedding.num_embeddings)
     check_shape(target, "target", "B", sizes={"B": e.shape[0]})
     loss = F.cross_entropy(model(tokens, e), target, reduction="sum")
     (grad,) = torch.autograd.grad(loss, e)  # (B, T, d)

@@ -59,24 +59,11 @@ from seqlearn import gated, scores
 from seqlearn.attention import attend
 from seqlearn.data.vocab import Seq2SeqBatch, Vocab
 from seqlearn.train import fit
-from seqlearn.validate import check_bool, check_int, check_real, check_shape, check_tensor
+from seqlearn.validate import (check_bool, check_int, check_real, check_shape, check_tensor,
+                               check_tokens)
 
 SCORES = ("dot", "scaled_dot", "general", "additive", "mlp", "location")
 INITS = ("zero", "parameter", "mean", "last", "learned")
-
-
-def _check_tokens(x: object, name: str, spec: str, vocab_size: int) -> dict[str, int]:
-    """``x`` must be an int64 tensor of shape ``spec`` (sizes >= 1) with ids in ``[0, vocab_size)``."""
-    check_tensor(x, name, floating=False)
-    if x.dtype != torch.long:
-        raise TypeError(f"{name} must be a LongTensor of token ids, got dtype {x.dtype}")
-    dims = check_shape(x, name, spec)
-    if x.numel() == 0:
-        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
-    if bool(((x < 0) | (x >= vocab_size)).any()):
-        raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got min {int(x.min())} "
-                         f"and max {int(x.max())}")
-    return dims
 
 
 def _reverse_within(x: Tensor, lengths: Tensor) -> Tensor:
@@ -144,7 +131,7 @@ class Seq2Seq(nn.Module):
     # ------------------------------------------------------------------ validation
 
     def _check_source(self, src: Tensor, src_lengths: Tensor) -> dict[str, int]:
-        dims = _check_tokens(src, "src", "B S", len(self.src_vocab))
+        dims = check_tokens(src, "src", "B S", len(self.src_vocab))
         check_tensor(src_lengths, "src_lengths", floating=False)
         if src_lengths.dtype in (torch.bool,) or src_lengths.is_complex():
             raise TypeError(f"src_lengths must be an integer tensor, got dtype {src_lengths.dtype}")
@@ -213,7 +200,7 @@ class Seq2Seq(nn.Module):
                 ) -> tuple[Tensor, Tensor | None]:
         """Teacher forcing: ``logits (B, T, V)`` for every step and weights ``(B, T, S)`` or None."""
         B = self._check_source(src, src_lengths)["B"]
-        T = _check_tokens(tgt_in, "tgt_in", "B T", len(self.tgt_vocab))["T"]
+        T = check_tokens(tgt_in, "tgt_in", "B T", len(self.tgt_vocab))["T"]
         check_shape(tgt_in, "tgt_in", "B T", sizes={"B": B})
         states, code, mask = self.encode(src, src_lengths)
         s = self.initial_state(states, code, mask)  # (B, H)
@@ -278,7 +265,7 @@ def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor
     """
     check_tensor(logits, "logits")
     dims = check_shape(logits, "logits", "B T V")
-    _check_tokens(target, "target", "B T", dims["V"])
+    check_tokens(target, "target", "B T", dims["V"])
     check_shape(target, "target", "B T", sizes={"B": dims["B"], "T": dims["T"]})
     check_tensor(mask, "mask", floating=False)
     if mask.dtype != torch.bool:

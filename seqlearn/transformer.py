@@ -12,9 +12,9 @@ from torch import Tensor, nn
 
 from seqlearn.data.vocab import Seq2SeqBatch, Vocab
 from seqlearn.layernorm import LayerNorm
-from seqlearn.seq2seq import _check_tokens, exact_match, masked_cross_entropy
+from seqlearn.seq2seq import exact_match, masked_cross_entropy
 from seqlearn.transformer_layers import DecoderLayer, EncoderLayer, FeedForward, _key_mask
-from seqlearn.validate import check_bool, check_int, check_real, check_shape
+from seqlearn.validate import check_bool, check_int, check_real, check_shape, check_tokens
 
 __all__ = ["sinusoidal_positional_encoding", "Transformer", "transformer_loss",
            "decoded_exact_match", "LayerNorm", "FeedForward", "EncoderLayer", "DecoderLayer"]
@@ -104,7 +104,7 @@ class Transformer(nn.Module):
             self.out.weight = self.tgt_embed.weight
 
     def _positions(self, ids: Tensor, name: str, vocab_size: int) -> int:
-        T = _check_tokens(ids, name, "B T", vocab_size)["T"]
+        T = check_tokens(ids, name, "B T", vocab_size)["T"]
         if T > self.max_len:
             raise ValueError(f"{name} has {T} positions, more than max_len={self.max_len}")
         return T

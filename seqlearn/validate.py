@@ -159,6 +159,23 @@ def check_int(value: Any, name: str, minimum: int = 1, maximum: int | None = Non
     return int(value)
 
 
+def check_tokens(x: Any, name: str, spec: str, vocab_size: int) -> dict[str, int]:
+    """``x`` must be an int64 tensor of shape ``spec`` (no size 0) with ids in ``[0, vocab_size)``.
+
+    Returns the sizes bound by ``spec`` (as :func:`check_shape`).
+    """
+    check_tensor(x, name, floating=False)
+    if x.dtype != torch.long:
+        raise TypeError(f"{name} must be a LongTensor of token ids, got dtype {x.dtype}")
+    dims = check_shape(x, name, spec)
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
+    if bool(((x < 0) | (x >= vocab_size)).any()):
+        raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got min {int(x.min())} "
+                         f"and max {int(x.max())}")
+    return dims
+
+
 def check_rng(rng: Any) -> np.random.Generator:
     """Raise ``TypeError`` unless ``rng`` is a NumPy ``Generator`` (the data sets' explicit randomness)."""
     if not isinstance(rng, np.random.Generator):

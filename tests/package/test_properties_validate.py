@@ -69,3 +69,20 @@ def test_scalar_checks(n, flag, real, r):
         refuses(v.check_real, r, "r")
     assert isinstance(v.check_rng(np.random.default_rng(n + 5)), np.random.Generator)
     refuses(v.check_rng, n)
+
+
+@covers("seqlearn.validate.check_tokens")
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), vocab=st.integers(1, 9),
+       seed=seeds)
+def test_check_tokens_accepts_ids_below_the_vocabulary_size_only(shape, vocab, seed):
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab, shape, generator=gen)
+    spec = " ".join(f"d{i}" for i in range(len(shape)))
+    assert v.check_tokens(ids, "ids", spec, vocab) == {f"d{i}": s for i, s in enumerate(shape)}
+    too_big, negative = ids.clone(), ids.clone()
+    too_big.view(-1)[seed % ids.numel()] = vocab
+    negative.view(-1)[seed % ids.numel()] = -1
+    for bad in (too_big, negative, ids[..., :0], ids.unsqueeze(0)):
+        assert "ids" in str(refuses(v.check_tokens, bad, "ids", spec, vocab))
+    for wrong in (ids.int(), ids.double(), ids.tolist()):
+        refuses(v.check_tokens, wrong, "ids", spec, vocab)
