@@ -8,9 +8,9 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from seqlearn.bptt import (birnn_backward, birnn_forward, clip_grad_norm, deep_rnn_backward,
+from seqlearn.bptt import (birnn_backward, birnn_forward, clip_grad_norm, deep_rnn_backward,  # noqa: E501
                            deep_rnn_forward, global_norm, hidden_jacobians, init_params, param_names,
-                           rnn_backward, rnn_forward, rnn_layer_backward, rnn_layer_forward,
+                           rnn_backward, rnn_forward, rnn_layer_backward, rnn_layer_forward, rnn_step,
                            to_torch, torch_reference)
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -245,3 +245,166 @@ def test_bad_keys_and_values_raise(setup):
         hidden_jacobians({"h": np.zeros((1, 2, 3))})
     with pytest.raises(ValueError, match="max_norm must be positive"):
         clip_grad_norm({"a": np.ones(2)}, 0.0)
+
+
+# --------------------------------------------------------------------------- second edition: exact values
+
+def test_caches_hold_copies():
+    """Editing the inputs or parameters after the forward pass changes no gradient."""
+    rng = np.random.default_rng(6)
+    params = init_params(3, 4, 2, rng)
+    x, h0 = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4))
+    y, cache = rnn_forward(x, h0, params)
+    dy = rng.standard_normal(y.shape)
+    before = rnn_backward(dy, cache)
+    x[...], h0[...] = 0.0, 0.0
+    for v in params.values():
+        v[...] = 7.0
+    after = rnn_backward(dy, cache)
+    for k in before:
+        np.testing.assert_array_equal(before[k], after[k])
+    W, U = rng.standard_normal((2, 2)), rng.standard_normal((2, 2))
+    h, layer = rnn_layer_forward(rng.standard_normal((1, 3, 2)), np.zeros((1, 2)), W, U,
+                                 np.zeros(2))
+    dh = rng.standard_normal(h.shape)
+    before = rnn_layer_backward(dh, layer)
+    W[...], U[...] = 0.0, 0.0
+    for k, g in rnn_layer_backward(dh, layer).items():
+        np.testing.assert_array_equal(g, before[k])
+
+
+def test_rnn_step_is_the_equation():
+    rng = np.random.default_rng(7)
+    x_t, h, W, U, b = (rng.standard_normal(s) for s in ((2, 3), (2, 4), (4, 3), (4, 4), (4,)))
+    expected = np.stack([np.tanh(W @ x_t[n] + U @ h[n] + b) for n in range(2)])
+    np.testing.assert_allclose(rnn_step(x_t, h, W, U, b), expected, rtol=1e-14)
+
+
+def test_layer_backward_one_step_by_hand():
+    """T = 1: dz = dh * (1 - h^2); dW = dz^T x, dU = dz^T h0, db = sum dz, dx = dz W, dh0 = dz U."""
+    rng = np.random.default_rng(8)
+    x, h0 = rng.standard_normal((3, 1, 2)), rng.standard_normal((3, 4))
+    W, U, b = rng.standard_normal((4, 2)), rng.standard_normal((4, 4)), rng.standard_normal(4)
+    h, cache = rnn_layer_forward(x, h0, W, U, b)
+    dh = rng.standard_normal(h.shape)
+    g = rnn_layer_backward(dh, cache)
+    dz = dh[:, 0] * (1 - h[:, 0] ** 2)
+    np.testing.assert_allclose(g["W"], dz.T @ x[:, 0], rtol=1e-14)
+    np.testing.assert_allclose(g["U"], dz.T @ h0, rtol=1e-14)
+    np.testing.assert_allclose(g["b"], dz.sum(0), rtol=1e-14)
+    np.testing.assert_allclose(g["x"][:, 0], dz @ W, rtol=1e-14)
+    np.testing.assert_allclose(g["h0"], dz @ U, rtol=1e-14)
+
+
+def test_hidden_jacobian_of_a_linear_regime_is_a_matrix_power():
+    """Tiny states: D(t) = I up to 1e-8, so dh(t)/dh(-1) = W11^(t+1)."""
+    rng = np.random.default_rng(9)
+    params = init_params(2, 3, 1, rng, scale=0.9)
+    params["W1"][:], params["b1"][:] = 0.0, 0.0
+    _, cache = rnn_forward(np.zeros((1, 6, 2)), np.full((1, 3), 1e-7), params)
+    J = hidden_jacobians(cache)[0]
+    for t in range(6):
+        np.testing.assert_allclose(J[t], np.linalg.matrix_power(params["W11"], t + 1),
+                                   rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 4.0])
+def test_clip_grad_norm_exact(scale):
+    rng = np.random.default_rng(10)
+    grads = {"a": scale * rng.standard_normal((2, 3)), "b": scale * rng.standard_normal(4)}
+    flat = np.concatenate([g.ravel() for g in grads.values()])
+    norm = float(np.linalg.norm(flat))
+    assert global_norm(grads) == pytest.approx(norm, rel=1e-14)
+    for max_norm in (norm / 2, norm, 2 * norm, float("inf")):
+        clipped, n = clip_grad_norm(grads, max_norm)
+        assert n == pytest.approx(norm, rel=1e-14)
+        factor = min(1.0, max_norm / (norm + 1e-6))
+        for k in grads:
+            np.testing.assert_allclose(clipped[k], grads[k] * factor, rtol=1e-15)
+        if max_norm > norm:
+            assert all(np.array_equal(clipped[k], grads[k]) for k in grads)
+    clipped, _ = clip_grad_norm(grads, norm / 2, eps=0.0)
+    assert global_norm(clipped) == pytest.approx(norm / 2, rel=1e-14)
+    clipped, _ = clip_grad_norm(grads, norm, eps=0.0)       # the boundary: factor exactly 1
+    assert all(np.array_equal(clipped[k], grads[k]) for k in grads)
+
+
+def test_clip_validation():
+    with pytest.raises(TypeError, match="grads must be a non-empty dict of arrays, got list"):
+        global_norm([np.ones(2)])
+    with pytest.raises(TypeError, match="grads must be a non-empty dict of arrays, got dict"):
+        global_norm({})
+    with pytest.raises(TypeError, match=r"grads\['a'\] must be a numpy.ndarray, got list"):
+        global_norm({"a": [1.0]})
+    with pytest.raises(TypeError, match=r"grads\['a'\] must be a floating-point array"):
+        global_norm({"a": np.ones(2, dtype=np.int64)})
+    with pytest.raises(ValueError, match=r"grads\['b'\] contains NaN or infinity"):
+        global_norm({"a": np.ones(2), "b": np.array([np.inf])})
+    with pytest.raises(ValueError, match="max_norm must be positive"):
+        clip_grad_norm({"a": np.ones(2)}, -1.0)
+    with pytest.raises(ValueError, match="eps must be"):
+        clip_grad_norm({"a": np.ones(2)}, 1.0, eps=-1e-3)
+
+
+def test_orthogonal_matrix_is_haar():
+    from seqlearn.bptt.params import orthogonal_matrix
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 5):
+        q = orthogonal_matrix(n, rng)
+        assert q.shape == (n, n)
+        np.testing.assert_allclose(q.T @ q, np.eye(n), atol=1e-13)
+    draws = np.stack([orthogonal_matrix(3, rng) for _ in range(2000)])
+    assert np.all(np.abs(draws.mean(0)) < 0.06)                     # no preferred sign
+    np.testing.assert_allclose((draws ** 2).mean(0), 1 / 3, atol=0.03)  # E q_ij^2 = 1/n
+    dets = np.linalg.det(draws)
+    assert 0.4 < np.mean(dets > 0) < 0.6
+    with pytest.raises(ValueError, match="n must be positive"):
+        orthogonal_matrix(0, rng)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        orthogonal_matrix(2, 0)
+
+
+def test_init_params_distribution_and_branches():
+    rng = np.random.default_rng(12)
+    p = init_params(50, 60, 40, rng, num_layers=2)
+    assert list(p) == param_names(2)
+    assert p["W1"].shape == (60, 50) and p["W2"].shape == (60, 60) and p["W3"].shape == (40, 60)
+    for name, fan_in in (("W1", 50), ("W11", 60), ("W2", 60), ("W22", 60), ("W3", 60)):
+        assert abs(p[name].var() * fan_in - 1) < 0.1, name
+    for name in ("b1", "b2", "b3"):
+        assert 0.05 < p[name].std() < 0.15, name
+    a = init_params(3, 5, 2, np.random.default_rng(1))
+    b = init_params(3, 5, 2, np.random.default_rng(1), scale=2.5)
+    np.testing.assert_allclose(b["W11"], 2.5 * a["W11"], rtol=1e-15)
+    np.testing.assert_array_equal(b["W1"], a["W1"])
+    o = init_params(3, 5, 2, np.random.default_rng(1), scale=0.7, orthogonal=True)
+    np.testing.assert_allclose(o["W11"] @ o["W11"].T, 0.49 * np.eye(5), atol=1e-13)
+    bi = init_params(3, 5, 2, np.random.default_rng(1), num_layers=2, bidirectional=True)
+    assert bi["W2_f"].shape == (5, 10) and bi["W3"].shape == (2, 10)
+    with pytest.raises(ValueError, match="hidden_size must be positive"):
+        init_params(3, 0, 2, rng)
+    with pytest.raises(TypeError, match="scale must be"):
+        init_params(3, 4, 2, rng, scale="1")
+    with pytest.raises(ValueError, match=r"num_layers must be an int in 1..9, got True"):
+        param_names(True)
+    assert param_names(np.int64(1)) == ["W1", "W11", "b1", "W2", "b2"]
+
+
+def test_layer_and_step_validation():
+    rng = np.random.default_rng(13)
+    with pytest.raises(ValueError, match=r"x must have at least one time step, got shape \(2, 0, 3\)"):
+        rnn_forward(np.zeros((2, 0, 3)), np.zeros((2, 4)), init_params(3, 4, 2, rng))
+    with pytest.raises(ValueError, match=r"U must have shape"):
+        rnn_layer_forward(np.zeros((1, 2, 3)), np.zeros((1, 4)), np.zeros((4, 3)),
+                          np.zeros((4, 5)), np.zeros(4))
+    h, cache = rnn_layer_forward(np.zeros((1, 2, 3)), np.zeros((1, 4)), np.zeros((4, 3)),
+                                 np.zeros((4, 4)), np.zeros(4))
+    with pytest.raises(ValueError, match=r"dh must have shape \(B=1, T=2, H=4\)"):
+        rnn_layer_backward(np.zeros((1, 3, 4)), cache)
+    with pytest.raises(TypeError, match="cache must be the cache returned by rnn_forward"):
+        rnn_backward(np.zeros((1, 2, 4)), cache)
+    with pytest.raises(TypeError, match="cache must be the cache returned by rnn_layer_forward"):
+        rnn_layer_backward(np.zeros((1, 2, 4)), {"made_by": "rnn_forward"})
+    with pytest.raises(TypeError, match="bidirectional must be"):
+        deep_rnn_forward(np.zeros((1, 2, 3)), np.zeros((1, 1, 4)), init_params(3, 4, 2, rng),
+                         bidirectional=1)

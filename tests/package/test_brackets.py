@@ -135,3 +135,72 @@ def test_validation_errors():
         encode_brackets(["()", "(())"])
     with pytest.raises(TypeError, match="expected a string"):
         is_balanced(["(", ")"])
+
+
+# --------------------------------------------------------------------------- second edition: exact values
+
+def test_unbounded_words_are_uniform_and_closed_form_equals_table():
+    """Without a depth bound the ballot-number shortcut is used: all 5 words of 6 brackets."""
+    from seqlearn.data.brackets import _open_probabilities, _p_open
+    rng = np.random.default_rng(3)
+    counts = Counter(balanced_string(6, rng) for _ in range(5000))
+    assert len(counts) == 5 and all(abs(c / 5000 - 0.2) < 0.03 for c in counts.values())
+    for m in (2, 6, 10, 16):
+        table = _open_probabilities(m, m // 2)
+        for i in range(m):
+            for d in range(m // 2):
+                if (i + d) % 2 == 0 and d <= min(i, m - i):
+                    assert _p_open(i, d, m, m // 2) == pytest.approx(table[i, d], abs=1e-15)
+    assert _p_open(0, 0, 4, 1) == 1.0 and _p_open(1, 1, 4, 1) == 0.0   # depth 1: "()()"
+
+
+def test_exact_filler_counts():
+    rng = np.random.default_rng(4)
+    for length, fill, n_x in ((11, 0.3, 3), (10, 0.25, 2), (9, 0.5, 5), (12, 0.5, 6)):
+        s = balanced_string(length, rng, fill=fill)
+        assert len(s) == length and s.count("x") == n_x, (length, fill, s)
+
+
+def test_odd_counts_and_random_kinds():
+    sums = {int(bracket_strings(5, 8, np.random.default_rng(seed))[1].sum()) for seed in range(40)}
+    assert sums == {2, 3}
+    rng = np.random.default_rng(5)
+    changed = Counter(sum(a != b for a, b in zip(s, hard_negative(s, rng)))
+                      for s in ["(()()())()"] * 200)
+    assert set(changed) == {1, 2}                               # flips and swaps both occur
+    assert bracket_strings(1, 4, rng)[1].shape == (1,)
+
+
+def test_running_count_and_depth_values():
+    assert running_count("").tolist() == [] and running_count("))(").tolist() == [-1, -2, -1]
+    assert running_count("x").dtype == np.int64
+    assert nesting_depth(")))(") == 0 and nesting_depth("x(x") == 1
+    assert is_balanced("x") and not is_balanced(")") and not is_balanced("(")
+
+
+def test_more_validation_errors():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
+        bracket_strings(0, 4, rng)
+    with pytest.raises(ValueError, match="max_depth must be an integer >= 1 or None, got True"):
+        balanced_string(6, rng, max_depth=True)
+    with pytest.raises(ValueError, match="length must be an integer >= 2, got 4.0"):
+        balanced_string(4.0, rng)
+    with pytest.raises(ValueError, match=r"fill must be in \[0, 1\), got -0.1"):
+        balanced_string(6, rng, fill=-0.1)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        hard_negative("()()", rng, kind="insert")
+    with pytest.raises(ValueError, match="hard_negative needs a balanced string with brackets"):
+        hard_negative("xx", rng)
+    with pytest.raises(TypeError, match="dtype must be a torch.dtype, got str"):
+        encode_brackets(["()"], dtype="float32")
+    with pytest.raises(ValueError, match="strings must be a non-empty list of strings"):
+        encode_brackets([])
+    with pytest.raises(ValueError, match="strings must be a non-empty list of strings"):
+        encode_brackets("()")
+    with pytest.raises(TypeError, match="onehot must be"):
+        encode_brackets(["()"], onehot=1)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        hard_negative("()", 0)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        bracket_strings(2, 4, 0)
