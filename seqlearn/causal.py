@@ -1,4 +1,4 @@
-"""From the GRU to causal self-attention, one step at a time (seed 000).
+"""From the GRU to causal self-attention, one step at a time (the GRU-to-Transformer notes).
 
 Unrolled, the GRU update ``h_t = u_t * h_{t-1} + (1 - u_t) * h~_t`` writes ``h_t`` as a weighted
 sum of the candidates ``h~_i, i <= t`` (:mod:`seqlearn.unroll`). Its weights depend on the gates,

@@ -1,6 +1,6 @@
 r"""The GRU update unrolled: every state is a weighted sum of candidates (chapter ``gru_to_attention``).
 
-Convention (seed 000, seed 003 and ``torch.nn.GRU``): ``u_t`` is the **keep** gate,
+Convention (the GRU-to-Transformer notes, the NYU notes and ``torch.nn.GRU``): ``u_t`` is the **keep** gate,
 
 .. math::
 
@@ -102,8 +102,8 @@ def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor, h0: torch.Tensor | N
     return linear_scan(u, (1 - u) * h_tilde, h0, method=method)
 
 
-def seed_printed_weights(u: torch.Tensor) -> torch.Tensor:
-    r"""The weights as printed in the source notes (seed 000), kept to show that they are wrong.
+def notes_printed_weights(u: torch.Tensor) -> torch.Tensor:
+    r"""The weights as printed in the GRU-to-Transformer notes, kept to show that they are wrong.
 
     The notes print ``h_t = sum_{i=1}^{t} (prod_{j=1}^{t-i+1} u_j) (prod_{k=1}^{i-1} (1 - u_k)) h~_i``
     (with ``h_0 = 0``). Returns those weights, ``(..., T, T, H)``, lower-triangular like
@@ -117,6 +117,7 @@ def seed_printed_weights(u: torch.Tensor) -> torch.Tensor:
     before = torch.cat([torch.ones_like(u[..., :1, :]), one_minus[..., :-1, :]], dim=-2)  # prod_{k<i}
     weights = first * before.unsqueeze(-3)  # (..., T, T, H)
     return torch.where(causal_mask(T, device=u.device)[..., None], weights, torch.zeros_like(weights))
+
 
 
 def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = None

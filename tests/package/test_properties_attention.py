@@ -98,15 +98,14 @@ def test_causal_steps_equal_the_loop(seed, B, T, D, flag):
 
 
 @covers("seqlearn.unroll.gru_implied_weights", "seqlearn.unroll.apply_implied_weights",
-        "seqlearn.unroll.gru_update_loop", "seqlearn.unroll.seed_printed_weights",
-        "seqlearn.unroll.gru_gates")
+        "seqlearn.unroll.gru_update_loop", "seqlearn.unroll.gru_gates")
 @given(seed=seeds, B=sizes, T=sizes, H=sizes)
 def test_unrolled_gru_equals_the_update_loop(seed, B, T, H):
     u, cand, h0 = torch.sigmoid(randn(seed, B, T, H)), randn(seed + 1, B, T, H), randn(seed, B, H)
     alpha, beta = unroll.gru_implied_weights(u)
     h = unroll.gru_update_loop(u, cand, h0)
     torch.testing.assert_close(unroll.apply_implied_weights(alpha, beta, cand, h0), h)
-    assert unroll.seed_printed_weights(u).shape == alpha.shape
+    assert unroll.notes_printed_weights(u).shape == alpha.shape
     torch.manual_seed(seed)
     gru = nn.GRU(H, H, batch_first=True, dtype=F64)
     gates, cands, states = unroll.gru_gates(gru, cand)

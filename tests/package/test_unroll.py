@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from seqlearn.gated import GRU
 from seqlearn.unroll import (apply_implied_weights, gru_gates, gru_implied_weights, gru_update_loop,
-                             seed_printed_weights)
+                             notes_printed_weights)
 
 F64 = torch.float64
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -89,11 +89,11 @@ def test_weights_at_exact_zero_and_one():
     assert not torch.isnan(alpha).any()
 
 
-def test_seed_printed_formula_differs_from_the_loop():
+def test_notes_printed_formula_differs_from_the_loop():
     g = torch.Generator().manual_seed(3)
     u = torch.rand(4, 6, 2, generator=g, dtype=F64)
     h_tilde = torch.randn(4, 6, 2, generator=g, dtype=F64)
-    printed = seed_printed_weights(u)
+    printed = notes_printed_weights(u)
     alpha, beta = gru_implied_weights(u)
     h = gru_update_loop(u, h_tilde)
     assert not torch.allclose(apply_implied_weights(printed, beta, h_tilde), h)
