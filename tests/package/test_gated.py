@@ -253,3 +253,25 @@ def test_from_torch_errors():
 def test_bias_must_be_a_bool(make):
     with pytest.raises(TypeError, match="bias must be a bool"):
         make()
+
+
+def test_repr_names_the_variant():
+    assert repr(GRUCell(2, 3, reset="before")) == "GRUCell(2, 3, bias=True, reset='before')"
+    assert repr(LSTMCell(2, 3, bias=False, peephole=True)) == \
+        "LSTMCell(2, 3, bias=False, peephole=True)"
+    assert GRU(2, 3, reset="before").reset == "before" and LSTM(2, 3, peephole=True).peephole
+
+
+def test_bias_free_reset_before_and_bias_free_bptt_params():
+    g = torch.Generator().manual_seed(4)
+    cell = GRUCell(3, 2, bias=False, reset="before", generator=g).double()
+    x, h = torch.randn(5, 3, dtype=F64, generator=g), torch.randn(5, 2, dtype=F64, generator=g)
+    Wr, Wu, Wh = cell.weight_ih.chunk(3)
+    Ur, Uu, Uh = cell.weight_hh.chunk(3)
+    r, u = torch.sigmoid(x @ Wr.T + h @ Ur.T), torch.sigmoid(x @ Wu.T + h @ Uu.T)
+    n = torch.tanh(x @ Wh.T + (r * h) @ Uh.T)
+    torch.testing.assert_close(cell(x, h), u * h + (1 - u) * n)
+    lstm = LSTMCell(3, 2, bias=False, generator=g).double()
+    params = lstm.to_bptt_params()
+    assert all(np.array_equal(params[f"b_{k}"], np.zeros(2)) for k in "ifco")
+    assert sorted(params) == sorted(f"{w}{k}" for k in "ifco" for w in ("W_x", "W_h", "b_"))

@@ -124,3 +124,29 @@ def test_multiplicative_modules_check_dtype_against_parameters():
     switch = SoftSwitch(4, 2)
     with pytest.raises(TypeError, match="z and the module's parameters must have the same dtype"):
         switch(torch.randn(5, 2, 3, dtype=torch.float64), z)
+
+
+@pytest.mark.parametrize("hidden", [None, 5])
+def test_hypernetwork_output_equals_the_generated_weights_and_bias_by_loop(hidden):
+    """s_i = sum_j g(z)[i * n + j] x_j + g(z)[m * n + i]: row-major weights, then the bias."""
+    g = torch.Generator().manual_seed(3)
+    M, N, K = 3, 2, 4
+    hyper = HyperLinear(N, M, K, hidden_features=hidden, generator=g).double()
+    with torch.no_grad():
+        for p in hyper.parameters():                         # every bias clearly non-zero
+            p.add_(0.5 * torch.randn(p.shape, dtype=F64, generator=g))
+    x, z = torch.randn(5, N, dtype=F64, generator=g), torch.randn(5, K, dtype=F64, generator=g)
+    flat = hyper.hyper(z).detach()                           # g(z): (5, M*N + M)
+    loop = torch.zeros(5, M, dtype=F64)
+    for row in range(5):
+        for i in range(M):
+            loop[row, i] = sum(flat[row, i * N + j] * x[row, j] for j in range(N)) \
+                + flat[row, M * N + i]
+    torch.testing.assert_close(hyper(x, z), loop)
+    W, b = hyper.weights(z)
+    torch.testing.assert_close(b, flat[:, M * N:])
+    assert b.abs().min() > 0 and W.shape == (5, M, N)
+    # a linear hypernetwork with a bias is affine in z, not bilinear: s(x, 0) = W_0 x + b_0
+    if hidden is None:
+        zero = torch.zeros(1, K, dtype=F64)
+        assert not torch.allclose(hyper(x[:1], zero), torch.zeros(1, M, dtype=F64))
