@@ -206,16 +206,18 @@ def avg_pool1d(x: torch.Tensor, kernel_size: int, stride: int | None = None,
 
 def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: int,
               stride: int | None = None) -> torch.Tensor:
-    """p-norm pooling as defined by ``torch.nn.functional.lp_pool1d`` (eq-conv-pool, eq-conv-lp-limit).
+    """p-norm pooling: the p-norm of every window (eq-conv-pool, eq-conv-lp-limit).
 
-    ``y[b, c, t] = (sum_j x[b, c, t s + j] ** p) ** (1 / p)`` -- a sum, *not* a mean. For
-    ``p = inf`` torch takes ``max_j |x|``. Hence, on non-negative inputs,
+    ``y[b, c, t] = (sum_j |x[b, c, t s + j]| ** p) ** (1 / p)`` -- a sum, *not* a mean, as in
+    ``torch.nn.functional.lp_pool1d``; ``p = inf`` gives ``max_j |x|``. With the absolute
+    values it is a norm of the window for every ``p >= 1`` (non-negative, zero only for the
+    zero window, ``y(c x) = |c| y(x)``, triangle inequality). On non-negative inputs (e.g.
+    after a ReLU), and for even ``p`` on any inputs, it equals torch's ``lp_pool1d``, which
+    omits the absolute values (and returns NaN where its ``pow(s, 1 / p)`` meets a negative
+    window sum ``s``). On non-negative inputs
 
     * ``p = 1`` gives the window sum, ``k`` times the mean (a mean pool up to the factor ``k``);
     * ``p -> inf`` tends to the max pool, since ``max <= y <= k ** (1 / p) * max``.
-
-    Torch returns NaN when a window's ``sum x ** p`` is negative (odd ``p`` with negative inputs)
-    or when ``x ** p`` itself is undefined; this function raises ``ValueError`` instead.
     """
     if isinstance(norm_type, bool) or not isinstance(norm_type, (int, float)):
         raise TypeError(f"norm_type must be a number, got {type(norm_type).__name__}")
@@ -224,12 +226,7 @@ def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: int,
     if norm_type == math.inf:
         return max_pool1d(x.abs(), kernel_size, stride)
     windows = _pool_windows(x, kernel_size, stride, 0, 1, 0.0)  # (B, C, T_out, k)
-    y = windows.pow(norm_type).sum(dim=-1).pow(1.0 / norm_type)  # (B, C, T_out)
-    if bool(torch.isnan(y).any()) and not bool(torch.isnan(x).any()):
-        raise ValueError(f"lp_pool1d with norm_type={norm_type}: some window has a negative "
-                         f"sum of x ** p (or x ** p undefined for negative x); use non-negative "
-                         f"inputs (e.g. after a ReLU) or an even norm_type")
-    return y
+    return windows.abs().pow(norm_type).sum(dim=-1).pow(1.0 / norm_type)  # (B, C, T_out)
 
 
 def impulse(length: int, at: int = 0, dtype: torch.dtype = torch.float64) -> torch.Tensor:

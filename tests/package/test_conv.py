@@ -138,15 +138,146 @@ def test_lp_pool1d_even_p_accepts_signed_inputs_and_limits() -> None:
     assert torch.all(big >= top - 1e-12) and torch.all(big <= 3 ** (1 / 200) * top + 1e-12)
 
 
-def test_lp_pool1d_raises_instead_of_nan() -> None:
-    x = -torch.ones(1, 1, 4, dtype=F64)
-    assert torch.isnan(F.lp_pool1d(x, 3, 2)).all()  # what torch does
-    with pytest.raises(ValueError, match="negative"):
-        conv.lp_pool1d(x, 3, 2)
+def test_lp_pool1d_is_a_norm_where_torch_has_none() -> None:
+    """|x|^p inside: a norm of every window; torch drops |.| (NaN or signed values)."""
+    odd = torch.tensor([[[-2.0, 1.0, -1.0, 1.0]]], dtype=F64)
+    assert torch.isnan(F.lp_pool1d(odd, 3, 2)[..., 0])  # torch.pow(-7, 1/3) is NaN
+    torch.testing.assert_close(conv.lp_pool1d(odd, 3, 2),
+                               torch.tensor([[[9 ** (1 / 3), 2 ** (1 / 3)]]], dtype=F64))
+    torch.testing.assert_close(conv.lp_pool1d(odd, 1, 2), torch.tensor([[[3.0, 2.0]]], dtype=F64))
+    u, v = rand(300, 2, 5, seed=11), rand(300, 2, 5, seed=12)
+    c = rand(300, 2, 1, seed=13)
+    for p in (0.5, 1, 1.5, 2, 3, 7, math.inf):
+        norm = conv.lp_pool1d(u, p, 5)
+        torch.testing.assert_close(norm, torch.linalg.vector_norm(u, p, dim=-1, keepdim=True))
+        torch.testing.assert_close(conv.lp_pool1d(c * u, p, 5), c.abs() * norm)
+        assert float(conv.lp_pool1d(torch.zeros(1, 1, 5, dtype=F64), p, 5)) == 0.0
+        if p >= 1:  # the triangle inequality needs p >= 1
+            assert torch.all(conv.lp_pool1d(u + v, p, 5) <= norm + conv.lp_pool1d(v, p, 5) + 1e-12)
+    for p in (2, 4):  # even p: torch's formula is the norm too
+        torch.testing.assert_close(conv.lp_pool1d(u, p, 5, 2), F.lp_pool1d(u, p, 5, 2))
+    with pytest.raises(ValueError, match="norm_type must be > 0, got 0"):
+        conv.lp_pool1d(u, 0, 2)
     with pytest.raises(ValueError, match="norm_type must be > 0"):
-        conv.lp_pool1d(x.abs(), 0, 2)
-    with pytest.raises(TypeError, match="norm_type must be a number"):
-        conv.lp_pool1d(x.abs(), "2", 2)
+        conv.lp_pool1d(u, -1.5, 2)
+    with pytest.raises(TypeError, match="norm_type must be a number, got str"):
+        conv.lp_pool1d(u, "2", 2)
+    with pytest.raises(TypeError, match="norm_type must be a number, got bool"):
+        conv.lp_pool1d(u, True, 2)
+
+
+def test_output_length_is_the_count_of_window_starts() -> None:
+    """eq-conv-length on a grid, against a brute-force count; refused where nothing fits."""
+    for length in range(1, 10):
+        for k in range(1, 5):
+            for a in range(3):
+                for s in range(1, 4):
+                    for d in range(1, 4):
+                        span = d * (k - 1) + 1
+                        if span > length + 2 * a:
+                            with pytest.raises(ValueError, match=f"spanning {span} samples does "
+                                               f"not fit into the padded length {length + 2 * a}"):
+                                conv.output_length(length, k, s, a, d)
+                            continue
+                        starts = [t for t in range(0, length + 2 * a, s)
+                                  if t + span <= length + 2 * a]
+                        assert conv.output_length(length, k, s, a, d) == len(starts)
+    assert conv.output_length(5, 5) == 1 and conv.output_length(5, 3, padding=1) == 5
+    assert conv.output_length(7, 3) == 5 and conv.output_length(7, 3, 2) == 3
+    for bad, match in (((0, 1), "length must be positive"),
+                       ((3, 0), "kernel_size must be positive"),
+                       ((3, 1, 0), "stride must be positive"),
+                       ((3, 1, 1, -1), "padding must be at least 0"),
+                       ((3, 1, 1, 0, 0), "dilation must be positive")):
+        with pytest.raises(ValueError, match=match):
+            conv.output_length(*bad)
+
+
+def test_pad1d_and_unfold1d_against_brute_force() -> None:
+    x = rand(2, 3, 6, seed=21)
+    for left, right, value in ((0, 0, 0.0), (2, 1, 0.0), (1, 3, -2.5), (0, 2, -math.inf)):
+        padded = conv.pad1d(x, left, right, value)
+        torch.testing.assert_close(padded, F.pad(x, (left, right), value=value))
+    empty = conv.pad1d(torch.zeros(2, 0, dtype=F64), 1, 2, 7.0)  # T = 0 works
+    torch.testing.assert_close(empty, torch.full((2, 3), 7.0, dtype=F64))
+    # any leading dimensions
+    torch.testing.assert_close(conv.pad1d(x[0, 0], 1, 1), F.pad(x[0, 0], (1, 1)))
+    for k, s, a, d, value in ((3, 1, 0, 1, 0.0), (2, 2, 1, 2, -1.0), (4, 3, 2, 1, 5.0),
+                              (1, 2, 1, 3, 0.0)):
+        windows = conv.unfold1d(x, k, s, a, d, value)
+        x_pad = F.pad(x, (a, a), value=value)
+        t_out = conv.output_length(6, k, s, a, d)
+        assert windows.shape == (2, 3, t_out, k)
+        for t in range(t_out):
+            for j in range(k):
+                torch.testing.assert_close(windows[:, :, t, j], x_pad[:, :, t * s + j * d])
+    defaults = conv.unfold1d(x, 2)  # stride 1, no padding, dilation 1
+    torch.testing.assert_close(defaults, torch.stack([x[..., :-1], x[..., 1:]], dim=-1))
+    with pytest.raises(ValueError, match="left must be at least 0"):
+        conv.pad1d(x, -1, 0)
+    with pytest.raises(TypeError, match="right must be an int"):
+        conv.pad1d(x, 0, 1.0)
+    with pytest.raises(ValueError, match=r"x must have shape \(B, C, T\)"):
+        conv.unfold1d(x[0], 2)
+
+
+def test_insert_zeros_and_transposed_conv_edges() -> None:
+    x = rand(2, 3, 5, seed=31)
+    torch.testing.assert_close(conv.insert_zeros(x, 1), x)
+    for factor in (2, 3):  # up-sampling: the transposed stride-factor convolution with kernel (1)
+        ones = torch.ones(3, 1, 1, dtype=F64)  # one channel at a time (groups=3)
+        z = conv.insert_zeros(x, factor)
+        torch.testing.assert_close(z, F.conv_transpose1d(x, ones, stride=factor, groups=3))
+        assert z.shape[-1] == 4 * factor + 1
+    with pytest.raises(ValueError,
+                       match=r"x must have T >= 1 \(shape \(B, C, T\)\), got shape \(2, 3, 0\)"):
+        conv.insert_zeros(x[..., :0], 2)
+    with pytest.raises(ValueError, match="factor must be positive"):
+        conv.insert_zeros(x, 0)
+    w = rand(3, 2, 3, seed=32)
+    # T_out = (T - 1) s - 2a + d (k - 1) + output_padding + 1 = 0 is refused, 1 is accepted
+    with pytest.raises(ValueError, match=r"padding 4 removes the whole output \(length 0\)"):
+        conv.conv_transpose1d(x[..., :2], w, stride=2, padding=4, output_padding=1, dilation=2)
+    one = conv.conv_transpose1d(x[..., :1], w, padding=1)
+    torch.testing.assert_close(one, F.conv_transpose1d(x[..., :1], w, padding=1))
+    assert one.shape[-1] == 1
+    # output_padding must stay below max(stride, dilation): dilation alone allows it
+    ok = conv.conv_transpose1d(x, w, stride=1, dilation=3, output_padding=2)
+    torch.testing.assert_close(ok, F.conv_transpose1d(x, w, stride=1, dilation=3, output_padding=2))
+    with pytest.raises(ValueError, match=r"output_padding must be smaller than stride \(2\) or "
+                                         r"dilation \(1\), got 2"):
+        conv.conv_transpose1d(x, w, stride=2, output_padding=2)
+    with pytest.raises(ValueError, match="output_padding must be at least 0"):
+        conv.conv_transpose1d(x, w, output_padding=-1)
+    with pytest.raises(ValueError, match=r"weight must have shape \(C_in=3, C_out, k\)"):
+        conv.conv_transpose1d(x, rand(2, 3, 3, seed=33))
+    with pytest.raises(ValueError, match=r"bias must have shape \(C_out=2\)"):
+        conv.conv_transpose1d(x, w, rand(3, seed=34))
+    with pytest.raises(TypeError, match="same dtype"):
+        conv.conv_transpose1d(x, w, rand(2, seed=34).float())
+    with pytest.raises(TypeError, match="same dtype"):
+        conv.conv_transpose1d(x, w.float())
+
+
+def test_pools_padding_limit_and_defaults() -> None:
+    x = rand(2, 2, 11, seed=41)
+    # padding exactly half the window is allowed (torch agrees), one more is refused
+    torch.testing.assert_close(conv.max_pool1d(x, 4, 1, 2), F.max_pool1d(x, 4, 1, 2))
+    torch.testing.assert_close(conv.avg_pool1d(x, 4, 1, 2), F.avg_pool1d(x, 4, 1, 2))
+    for pool in (conv.max_pool1d, conv.avg_pool1d):
+        with pytest.raises(ValueError, match="padding must be at most half of kernel_size, got "
+                                             "padding=3 and kernel_size=5"):
+            pool(x, 5, 1, 3)
+    # stride defaults to the window size; max pooling pads with -inf, mean pooling with 0
+    assert conv.max_pool1d(x, 3).shape[-1] == 3 and conv.avg_pool1d(x, 3).shape[-1] == 3
+    negative = -1.0 - x.abs()
+    torch.testing.assert_close(conv.max_pool1d(negative, 2, 2, 1)[..., 0], negative[..., 0])
+    torch.testing.assert_close(conv.avg_pool1d(negative, 2, 2, 1)[..., 0], negative[..., 0] / 2)
+    torch.testing.assert_close(conv.lp_pool1d(x.abs(), 2, 3), F.lp_pool1d(x.abs(), 2, 3))
+    torch.testing.assert_close(conv.lp_pool1d(x, math.inf, 3, 2),
+                               F.max_pool1d(x.abs(), 3, 2))
+    with pytest.raises(ValueError, match="kernel_size must be positive"):
+        conv.max_pool1d(x, 0)
 
 
 def test_stride_is_down_sampling() -> None:
@@ -216,3 +347,23 @@ def test_validation_errors() -> None:
         conv.impulse(5, at=5)
     with pytest.raises(ValueError, match=r"system\(impulse\) must have shape"):
         conv.impulse_response(lambda u: u[..., :-1], 5)
+
+
+def test_defaults_match_torch() -> None:
+    """Every default equals torch's: stride 1 (pools: the window), no padding, dilation 1."""
+    x, w, wt = rand(2, 3, 9, seed=61), rand(4, 3, 3, seed=62), rand(3, 4, 3, seed=63)
+    torch.testing.assert_close(conv.conv1d(x, w), F.conv1d(x, w))
+    torch.testing.assert_close(conv.conv_transpose1d(x, wt), F.conv_transpose1d(x, wt))
+    torch.testing.assert_close(conv.max_pool1d(x, 2), F.max_pool1d(x, 2))
+    torch.testing.assert_close(conv.avg_pool1d(x, 2), F.avg_pool1d(x, 2))
+    torch.testing.assert_close(conv.lp_pool1d(x.abs(), 2, 2), F.lp_pool1d(x.abs(), 2, 2))
+    torch.testing.assert_close(conv.causal_conv1d(x, w), F.conv1d(F.pad(x, (2, 0)), w))
+    assert conv.output_length(9, 3) == 7
+    assert conv.impulse(4).flatten().tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert conv.impulse(1).tolist() == [[[1.0]]]  # the shortest impulse
+    assert conv.impulse(4).dtype == torch.float64
+    assert conv.impulse(4, 2, torch.float32).dtype == torch.float32
+    assert conv.impulse(4, 2).flatten().tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert conv.impulse_response(lambda u: u, 3).dtype == torch.float64
+    with pytest.raises(ValueError, match="at must be at least 0"):
+        conv.impulse(4, -1)

@@ -29,6 +29,9 @@ def test_convolutions_and_pools_equal_torch(seed, B, C, T, k, s, flag):
     torch.testing.assert_close(conv.max_pool1d(x, k, s), F.max_pool1d(x, k, s))
     torch.testing.assert_close(conv.avg_pool1d(x, k, s), F.avg_pool1d(x, k, s))
     torch.testing.assert_close(conv.lp_pool1d(x.abs(), 2, k, s), F.lp_pool1d(x.abs(), 2, k, s))
+    # on signed inputs: the p-norm of every window (torch drops the absolute values)
+    torch.testing.assert_close(conv.lp_pool1d(x, 3, k, s),
+                               torch.linalg.vector_norm(conv.unfold1d(x, k, s), 3, dim=-1))
     assert conv.impulse(T, T - 1).sum() == 1
     torch.testing.assert_close(conv.impulse_response(lambda d: conv.causal_conv1d(d, w[:1, :1]), T)[:k],
                                w[0, 0].flip(0))

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from seqlearn.recurrent import (NARX, ElmanCell, ElmanRNN, JordanNetwork, exponential_trace,
-                                past_window, scan_cell)
+from seqlearn.recurrent import (NARX, ElmanCell, ElmanRNN, JordanNetwork, context_step,
+                                exponential_trace, past_window, run_stack, scan_cell)
 from tensors import rand
 
 FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None)
@@ -260,3 +260,136 @@ def test_exponential_trace_needs_a_finite_decay():
         exponential_trace(y, float("nan"))
     with pytest.raises(ValueError, match="mu must be a finite number"):
         exponential_trace(y, True)
+
+
+def test_reprs_name_the_settings() -> None:
+    assert repr(ElmanCell(3, 4, bias=False, nonlinearity="relu")) == \
+        "ElmanCell(3, 4, bias=False, nonlinearity='relu')"
+    net = ElmanRNN(3, 4, 2, bidirectional=True)
+    assert repr(net).splitlines()[1].strip() == \
+        "3, 4, num_layers=2, bidirectional=True, nonlinearity='tanh', bias=True"
+    assert "ElmanCell(8, 4, bias=True, nonlinearity='tanh')" in repr(net)  # 2 * H inputs
+    assert repr(NARX(2, 3, 1, 3, 0)).splitlines()[1].strip() == "input_window=3, output_window=0"
+    assert repr(JordanNetwork(2, 3, 1, mu=0.25)).splitlines()[1].strip() == "mu=0.25"
+
+
+def test_context_step_values_and_validation() -> None:
+    c, y = rand(2, 3, seed=50), rand(2, 3, seed=51)
+    torch.testing.assert_close(context_step(c, y, 0.4), 0.4 * c + y)
+    torch.testing.assert_close(context_step(c, y, 0), y)
+    mu = torch.tensor(0.3, dtype=F64)  # a tensor mu is accepted as it is
+    torch.testing.assert_close(context_step(c, y, mu), 0.3 * c + y)
+    with pytest.raises(ValueError, match=r"y_prev must have shape \(B=2, O=3\)"):
+        context_step(c, y[:, :2], 0.5)
+    with pytest.raises(TypeError, match="same dtype"):
+        context_step(c, y.float(), 0.5)
+    with pytest.raises(ValueError, match="mu must be a finite number, got inf"):
+        context_step(c, y, float("inf"))
+    with pytest.raises(ValueError, match=r"c must have shape \(B, O\)"):
+        context_step(c[0], y[0], 0.5)
+
+
+def test_exponential_trace_edges() -> None:
+    y, c0 = rand(2, 1, 3, seed=52), rand(2, 3, seed=53)
+    torch.testing.assert_close(exponential_trace(y, 0.5, c0), c0[:, None])  # T = 1: just c_0
+    y = rand(2, 4, 3, seed=54)
+    c = exponential_trace(y, 2)  # an int decay, even above 1, is a valid trace
+    torch.testing.assert_close(c[:, 3], 4 * y[:, 0] + 2 * y[:, 1] + y[:, 2])
+    assert torch.all(exponential_trace(y, 0.5)[:, 0] == 0)  # c_0 = 0 by default
+    with pytest.raises(ValueError, match=r"c0 must have shape \(B=2, O=3\)"):
+        exponential_trace(y, 0.5, c0[:1])
+    with pytest.raises(TypeError, match="same dtype"):
+        exponential_trace(y, 0.5, c0.float())
+    with pytest.raises(ValueError, match="must have T >= 1"):
+        exponential_trace(y[:, :0], 0.5)
+
+
+@pytest.mark.parametrize("f,g", [("tanh", "identity"), ("relu", "tanh"), ("tanh", "relu")])
+def test_jordan_nonlinearities_and_initial_context(f: str, g: str) -> None:
+    acts = {"tanh": torch.tanh, "relu": torch.relu, "identity": lambda z: z}
+    torch.manual_seed(6)
+    net = JordanNetwork(2, 4, 2, mu=0.4, nonlinearity=f, output_nonlinearity=g).double()
+    x, c0 = rand(3, 6, 2, seed=55), rand(3, 2, seed=56)
+    y, c = net(x, c0)
+    ctx, prev, ys = c0, None, []
+    for t in range(6):
+        if t:
+            ctx = 0.4 * ctx + prev
+        prev = acts[g](net.readout(acts[f](net.from_inputs(x[:, t]) + net.from_context(ctx))))
+        ys.append(prev)
+    torch.testing.assert_close(y, torch.stack(ys, 1), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(c, exponential_trace(y, 0.4, c0))
+    with pytest.raises(TypeError, match="same dtype"):
+        net(x, c0.float())
+    for bad in (True, -0.1, "0.5", 1):
+        with pytest.raises(ValueError, match="mu must be a number in"):
+            JordanNetwork(2, 3, 1, mu=bad)
+    with pytest.raises(ValueError, match="nonlinearity must be one of"):
+        JordanNetwork(2, 3, 1, output_nonlinearity="sigmoid")
+
+
+def test_narx_feedback_is_the_only_path_to_the_far_past() -> None:
+    """With the fed-back outputs given (or B = 0), y_t depends on x_{t-p+1..t} only."""
+    torch.manual_seed(7)
+    net = NARX(1, 5, 1, input_window=2, output_window=3).double()
+    point = rand(10, seed=57)
+    own = net(point.view(1, -1, 1)).detach()
+    jac = torch.autograd.functional.jacobian
+    J_x = jac(lambda v: net(v.view(1, -1, 1), own).flatten(), point)
+    J = jac(lambda v: net(v.view(1, -1, 1)).flatten(), point)
+    J_y = jac(lambda f: net(point.view(1, -1, 1), f.view(1, -1, 1)).flatten(), own.flatten())
+    lag = torch.arange(10)[:, None] - torch.arange(10)[None, :]
+    window = (lag >= 0) & (lag < 2)
+    assert torch.all(J_x[~window] == 0) and torch.all(J_x[window] != 0)
+    assert torch.all(J[lag >= 2] != 0)
+    torch.testing.assert_close(J, J_x + J_y @ J)
+    assert torch.all(J_y[(lag < 1) | (lag > 3)] == 0)  # the output window: y_{t-3} .. y_{t-1}
+    # q = 0: the given outputs are ignored
+    ff = NARX(1, 5, 1, input_window=2, output_window=0).double()
+    torch.testing.assert_close(ff(point.view(1, -1, 1), own), ff(point.view(1, -1, 1)))
+    with pytest.raises(TypeError, match="same dtype"):
+        net(point.view(1, -1, 1), own.float())
+    with pytest.raises(ValueError, match="input_window must be positive"):
+        NARX(1, 5, 1, input_window=0)
+
+
+def test_scan_cell_and_run_stack_directly() -> None:
+    torch.manual_seed(8)
+    ref = nn.RNN(2, 3, num_layers=2, bidirectional=True, batch_first=True).double()
+    net = ElmanRNN.from_torch(ref)
+    x, h0 = rand(2, 5, 2, seed=58), rand(4, 2, 3, seed=59)
+    y, (h_n,) = run_stack(net.cells, x, (h0,), num_directions=2)
+    y_ref, h_ref = ref(x, h0)
+    torch.testing.assert_close(y, y_ref)
+    torch.testing.assert_close(h_n, h_ref)
+    cell = net.cells[0]
+    out, (h_last,) = scan_cell(cell, x, (h0[0],))
+    h = h0[0]
+    for t in range(5):
+        h = cell(x[:, t], h)
+        torch.testing.assert_close(out[:, t], h)
+    torch.testing.assert_close(h_last, h)
+    with pytest.raises(TypeError, match="reverse must be a bool"):
+        scan_cell(cell, x, (h0[0],), reverse=1)
+
+
+def test_cells_initialisation_and_bias_free_networks() -> None:
+    a = ElmanCell(3, 16, generator=torch.Generator().manual_seed(0))
+    b = ElmanCell(3, 16, generator=torch.Generator().manual_seed(0))
+    for p, q in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(p, q)  # reproducible from the generator alone
+        top = float(p.detach().abs().max())
+        assert 0.2 < top <= 0.25  # U(-1/4, 1/4) with H = 16
+    torch.manual_seed(9)
+    ref = nn.RNN(3, 4, 2, nonlinearity="relu", bias=False, batch_first=True).double()
+    net = ElmanRNN.from_torch(ref)
+    assert net.bias is False and net.nonlinearity == "relu" and net.cells[1].bias_ih is None
+    x = rand(2, 5, 3, seed=60)
+    torch.testing.assert_close(net(x)[0], ref(x)[0])
+    ref32 = nn.RNN(3, 4, batch_first=True)
+    assert ElmanRNN.from_torch(ref32).cells[0].weight_ih.dtype == torch.float32
+    assert ElmanCell(3, 4, bias=False)(x[:, 0].float()).shape == (2, 4)
+    with pytest.raises(TypeError, match="same dtype"):
+        ElmanCell(3, 4)(x[:, 0])
+    with pytest.raises(ValueError, match="nonlinearity must be one of"):
+        ElmanCell(3, 4, nonlinearity="identity")
