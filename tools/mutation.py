@@ -48,6 +48,7 @@ MUTMUT = [PYTHON, "-m", "mutmut"]
 # seeding or the validation helpers, which every test calls).
 MODEL_MODULES = [
     "conv", "recurrent", "bptt.rnn", "bptt.lstm", "bptt.clip", "bptt.params", "bptt.truncated",
+    "bptt.counter",
     "gated", "multiplicative", "unroll", "scan", "causal", "linear_attention", "mingru",
     "attention", "scores", "seq2seq", "transformer", "transformer_layers", "layernorm",
     "memory", "associative", "local_attention", "online_softmax",
@@ -63,8 +64,9 @@ TEACHES: dict[str, list[str]] = {
         "recurrent.RecurrentCell", "recurrent.scan_cell", "recurrent.run_stack",
         "recurrent.StackedRNN", "recurrent.ElmanRNN",
     ],
-    "bptt": ["bptt.rnn", "bptt.clip", "bptt.params.orthogonal_matrix", "bptt.truncated"],
-    "gru": ["gated.GRUCell", "gated.GRU", "multiplicative"],
+    "bptt": ["bptt.rnn", "bptt.clip", "bptt.params.orthogonal_matrix", "bptt.params.init_params",
+             "bptt.truncated", "bptt.counter"],
+    "gru": ["gated.GRUCell", "gated.GRU", "multiplicative", "data.hold.sample_and_hold"],
     "lstm": ["gated.LSTMCell", "gated.LSTM", "bptt.lstm"],
     "gru_to_attention": ["unroll", "causal", "scan", "linear_attention", "mingru"],
 }
