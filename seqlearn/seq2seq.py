@@ -133,7 +133,8 @@ class Seq2Seq(nn.Module):
     def _check_source(self, src: Tensor, src_lengths: Tensor) -> dict[str, int]:
         dims = check_tokens(src, "src", "B S", len(self.src_vocab))
         check_tensor(src_lengths, "src_lengths", floating=False)
-        if src_lengths.dtype in (torch.bool,) or src_lengths.is_complex():
+        if (src_lengths.dtype == torch.bool or src_lengths.is_complex()
+                or src_lengths.is_floating_point()):
             raise TypeError(f"src_lengths must be an integer tensor, got dtype {src_lengths.dtype}")
         check_shape(src_lengths, "src_lengths", "B", sizes={"B": dims["B"]})
         if bool(((src_lengths < 1) | (src_lengths > dims["S"])).any()):

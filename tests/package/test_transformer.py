@@ -252,11 +252,15 @@ def test_layer_validation():
                                                            bias=False))
 
 
-def _reference_logits(model: Transformer, src, tgt_in, src_mask):
-    """The model's equations written with torch.nn layers whose weights are the model's."""
+def _reference_logits(model: Transformer, src, tgt_in, src_mask, norm_first):
+    """The model's equations written with torch.nn layers whose weights are the model's.
+
+    ``norm_first`` is the placement the model was built with (not read from the model, so a
+    model that dropped it is caught): pre-norm layers and a final LayerNorm after each stack,
+    or post-norm layers and no final LayerNorm."""
     def torch_layer(kind, ours):
         ref = kind(model.d_model, ours.self_attn.num_heads, ours.ff.linear1.out_features,
-                   dropout=0.0, batch_first=True, norm_first=ours.norm_first, dtype=F64)
+                   dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64)
         ref.load_state_dict(_torch_names(ours.state_dict()))
         return ref
 
@@ -265,7 +269,7 @@ def _reference_logits(model: Transformer, src, tgt_in, src_mask):
     x = one_hot @ model.src_embed.weight + model.pe[:S]  # embedding = one-hot x W
     for layer in model.encoder:
         x = torch_layer(nn.TransformerEncoderLayer, layer)(x, src_key_padding_mask=~src_mask)
-    if model.encoder_norm is not None:
+    if norm_first:
         x = nn.functional.layer_norm(x, (model.d_model,), model.encoder_norm.weight,
                                      model.encoder_norm.bias)
     y = model.tgt_embed.weight[tgt_in] + model.pe[:T]
@@ -273,7 +277,7 @@ def _reference_logits(model: Transformer, src, tgt_in, src_mask):
     for layer in model.decoder:
         y = torch_layer(nn.TransformerDecoderLayer, layer)(
             y, x, tgt_mask=causal, tgt_is_causal=True, memory_key_padding_mask=~src_mask)
-    if model.decoder_norm is not None:
+    if norm_first:
         y = nn.functional.layer_norm(y, (model.d_model,), model.decoder_norm.weight,
                                      model.decoder_norm.bias)
     return y @ model.out.weight.T + model.out.bias
@@ -313,7 +317,9 @@ def test_transformer_equals_torch_layers_with_one_hot_embeddings(norm_first):
     batch = seq2seq_batch(_pairs(4), SRC_V, TGT_V)
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask)
     assert logits.shape == (*batch.tgt_in.shape, len(TGT_V))
-    want = _reference_logits(model, batch.src, batch.tgt_in, batch.src_mask)
+    assert model.norm_first is norm_first
+    assert (model.encoder_norm is None, model.decoder_norm is None) == (not norm_first,) * 2
+    want = _reference_logits(model, batch.src, batch.tgt_in, batch.src_mask, norm_first)
     torch.testing.assert_close(logits, want, **TIGHT)
     maps = model.attention_maps()
     S, T = batch.src.shape[1], batch.tgt_in.shape[1]
