@@ -70,7 +70,8 @@ _build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requ
 test-assignments: $(STAMP)
 	$(BIN)/python -m pytest tests/assignments -q
 
-# Mutation testing (tools/mutation.py; not in `make test`: it takes about an hour on 2 cores).
+# Mutation testing (tools/mutation.py; not in `make test`: about two hours on 2 cores with the
+# default samples).
 # The package tests against mutants of the model modules, then each chapter of Parts I-II and the
 # flagship under nbval against mutants of the functions it teaches; the tables and every
 # survivor's diff go to mutants/report.md. MUTATION_SAMPLE / CHAPTER_SAMPLE draw that many
