@@ -29,7 +29,19 @@ const start = Date.now();
   if (!needed) {
     done("ok");
   } else if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    MathJax.startup.promise.then(() => done("ok"), (e) => done("error: " + e));
+    // the startup promise can resolve before the page's first typeset has reached every
+    // equation: wait (at most 20 s more) until each one holds MathJax's output
+    MathJax.startup.promise.then(() => {
+      const until = Date.now() + 20000;
+      (function settled() {
+        const math = Array.from(document.querySelectorAll("div.math, span.math"));
+        if (math.every(m => m.querySelector("mjx-container")) || Date.now() > until) {
+          done("ok");
+        } else {
+          setTimeout(settled, 100);
+        }
+      })();
+    }, (e) => done("error: " + e));
   } else if (Date.now() - start > 30000) {
     done("MathJax never started");
   } else {
