@@ -39,6 +39,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from mutmut.stats import status_by_exit_code as STATUS  # exit code -> "killed", ...
+
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 PYTHON = sys.executable
@@ -122,20 +124,6 @@ def records() -> dict[str, int | None]:
     for meta in sorted((MUTANTS / "seqlearn").rglob("*.py.meta")):
         codes.update(json.loads(meta.read_text())["exit_code_by_key"])
     return codes
-
-
-def status(code: int | None) -> str:
-    if code is None:
-        return "not run"
-    if code in (1, 3):
-        return "killed"
-    if code == 0:
-        return "survived"
-    if code in (24, -24, 36, 152, 255):
-        return "timeout"
-    if code in (5, 33):
-        return "no tests"
-    return f"exit {code}"
 
 
 def diffs(mutants: list[str]) -> dict[str, str]:
@@ -222,26 +210,26 @@ def report_package() -> None:
     by_module: dict[str, list[str]] = {}
     for m in chosen:
         by_module.setdefault(module_of(m), []).append(m)
-    survivors = [m for m in chosen if status(codes.get(m)) == "survived"]
-    kinds = {m: kind(d) for m, d in diffs(survivors).items()} if survivors else {}
+    survivors = [m for m in chosen if STATUS[codes.get(m)] == "survived"]
+    text = diffs(survivors) if survivors else {}
+    kinds = {m: kind(d) for m, d in text.items()}
     print("\n## Package tests against mutants of the model modules\n")
     print("A mutant that only changes the text of an error report (*message*) still raises "
           "the error; the last column leaves those out.\n")
     print("| module | mutants (run / all) | killed | timeout | survived (message) "
           "| killed share | without messages |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    every = records()
     for module, names in sorted(by_module.items()):
-        st = [status(codes.get(m)) for m in names]
+        st = [STATUS[codes.get(m)] for m in names]
         killed, timeout = st.count("killed"), st.count("timeout")
         survived = [m for m, s in zip(names, st) if s == "survived"]
         message = sum(kinds[m] == "message" for m in survived)
         run = killed + timeout + len(survived)
-        total = sum(module_of(m) == module for m in every)
+        total = sum(module_of(m) == module for m in codes)
         print(f"| {module} | {run} / {total} | {killed} | {timeout} | {len(survived)} "
               f"({message}) | {share(killed + timeout, run)} | "
               f"{share(killed + timeout, run - message)} |")
-    print_survivors(survivors)
+    print_survivors(survivors, text)
 
 
 # --- chapter mode ----------------------------------------------------------------------------
@@ -303,14 +291,15 @@ def report_chapters(names: list[str]) -> None:
     print("| chapter | mutants (run / all) | killed | timeout | survived "
           "| killed share | without validation |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    survivors = []
+    survivors, text = [], {}
     for name in names:
         path = MUTANTS / "chapters" / f"{name}.json"
         if not path.exists():
             continue
         data = json.loads(path.read_text())
         results = data["results"]
-        kinds = {m: kind(d) for m, d in diffs(list(results)).items()}
+        text.update(diffs(list(results)))
+        kinds = {m: kind(text[m]) for m in results}
         st = list(results.values())
         killed, timeout, survived = (st.count(s) for s in ("killed", "timeout", "survived"))
         survivors += [m for m, s in results.items() if s == "survived"]
@@ -319,14 +308,14 @@ def report_chapters(names: list[str]) -> None:
         print(f"| {name} | {len(st)} / {data['mutants']} | {killed} | {timeout} | "
               f"{survived} | {share(killed + timeout, len(st))} | "
               f"{share(caught, len(core))} ({len(core)}) |")
-    print_survivors(survivors)
+    print_survivors(survivors, text)
 
 
-def print_survivors(survivors: list[str]) -> None:
+def print_survivors(survivors: list[str], text: dict[str, str]) -> None:
+    """Every survivor's kind and diff (``text``: diffs of at least the survivors, :func:`diffs`)."""
     if not survivors:
         return
-    text = diffs(survivors)
-    kinds = {m: kind(d) for m, d in text.items()}
+    kinds = {m: kind(text[m]) for m in survivors}
     print()
     for k, meaning in KINDS.items():
         print(f"- {k}: {sum(v == k for v in kinds.values())} survivors ({meaning})")
