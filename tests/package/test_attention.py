@@ -380,7 +380,13 @@ def test_mha_constructor_validation(args, error, match):
     (lambda m, x: m(x.float(), x, x), TypeError, "query and the module's parameters must have the same dtype"),
     (lambda m, x: m(x, x.long(), x), TypeError, "key must be a floating-point"),
     (lambda m, x: m(x, x, x, mask=torch.ones(1, 3, 3).bool()), ValueError, r"a 3-D mask must have shape \(B=2, Tq=3, Tk=3\)"),
-    (lambda m, x: m(x, x, x, mask=torch.ones(3).bool()), ValueError, r"\(Tq, Tk\), \(B, Tq, Tk\) or 4-D"),
+    (lambda m, x: m(x, x, x.long()), TypeError, r"^value must be a floating-point tensor"),
+    (lambda m, x: m(x, x, x.float()), TypeError,
+     r"^value and the module's parameters must have the same dtype"),
+    (lambda m, x: m(x.tolist(), x, x), TypeError, r"^query must be a torch\.Tensor"),
+    (lambda m, x: m(x, x, x, mask=torch.ones(3).bool()), ValueError,
+     r"^mask must be \(Tq, Tk\), \(B, Tq, Tk\) or 4-D broadcastable to "
+     r"\(B, num_heads, Tq, Tk\), e\.g\. \(B, 1, 1, Tk\); got \(3,\)$"),
     (lambda m, x: m(x, x, x, mask=torch.ones(3, 3)), TypeError, "bool tensor"),
     (lambda m, x: m(x, x, x, mask=torch.ones(2, 5, 3, 3).bool()), ValueError, "does not broadcast"),
 ])
@@ -392,10 +398,14 @@ def test_mha_forward_validation(call, error, match):
 
 
 @pytest.mark.parametrize("make, error, match", [
-    (lambda: torch.nn.Linear(2, 2), TypeError, "torch.nn.MultiheadAttention"),
-    (lambda: torch.nn.MultiheadAttention(4, 2), ValueError, "batch_first=True"),
-    (lambda: torch.nn.MultiheadAttention(4, 2, add_bias_kv=True, batch_first=True), ValueError, "add_bias_kv"),
-    (lambda: torch.nn.MultiheadAttention(4, 2, add_zero_attn=True, batch_first=True), ValueError, "add_zero_attn"),
+    (lambda: torch.nn.Linear(2, 2), TypeError,
+     r"^m must be a torch\.nn\.MultiheadAttention, got Linear$"),
+    (lambda: torch.nn.MultiheadAttention(4, 2), ValueError,
+     r"^m must be built with batch_first=True \(seqlearn is batch first\)$"),
+    (lambda: torch.nn.MultiheadAttention(4, 2, add_bias_kv=True, batch_first=True), ValueError,
+     r"^add_bias_kv and add_zero_attn are not supported$"),
+    (lambda: torch.nn.MultiheadAttention(4, 2, add_zero_attn=True, batch_first=True), ValueError,
+     r"^add_bias_kv and add_zero_attn are not supported$"),
 ])
 def test_mha_from_torch_validation(make, error, match):
     with pytest.raises(error, match=match):

@@ -116,32 +116,3 @@ def test_padding_mask_accepts_the_boundary_lengths_zero_and_T():
 def test_mha_constructor_error_messages(kwargs, error, match):
     with pytest.raises(error, match=match):
         MultiHeadAttention(8, 2, **kwargs)
-
-
-@pytest.mark.parametrize("call, error, match", [
-    (lambda m, x: m(x, x, x.long()), TypeError, r"^value must be a floating-point tensor"),
-    (lambda m, x: m(x, x, x.float()), TypeError,
-     r"^value and the module's parameters must have the same dtype"),
-    (lambda m, x: m(x.tolist(), x, x), TypeError, r"^query must be a torch\.Tensor"),
-    (lambda m, x: m(x, x, x, mask=torch.ones(3).bool()), ValueError,
-     r"^mask must be \(Tq, Tk\), \(B, Tq, Tk\) or 4-D broadcastable to "
-     r"\(B, num_heads, Tq, Tk\), e\.g\. \(B, 1, 1, Tk\); got \(3,\)$"),
-])
-def test_mha_forward_error_messages(call, error, match):
-    m = MultiHeadAttention(8, 2).double()
-    x = torch.randn(2, 3, 8, **F64)
-    with pytest.raises(error, match=match):
-        call(m, x)
-
-
-@pytest.mark.parametrize("make, error, match", [
-    (lambda: torch.nn.Linear(2, 2), TypeError,
-     r"^m must be a torch\.nn\.MultiheadAttention, got Linear$"),
-    (lambda: torch.nn.MultiheadAttention(4, 2), ValueError,
-     r"^m must be built with batch_first=True \(seqlearn is batch first\)$"),
-    (lambda: torch.nn.MultiheadAttention(4, 2, add_bias_kv=True, batch_first=True), ValueError,
-     r"^add_bias_kv and add_zero_attn are not supported$"),
-])
-def test_mha_from_torch_error_messages(make, error, match):
-    with pytest.raises(error, match=match):
-        MultiHeadAttention.from_torch(make())
