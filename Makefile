@@ -29,7 +29,8 @@ test: test-package test-notebooks test-assignments book test-browser
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
-	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py -q
+	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py \
+	  tests/test_erratum_quotes.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
@@ -70,10 +71,11 @@ _build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requ
 test-assignments: $(STAMP)
 	$(BIN)/python -m pytest tests/assignments -q
 
-# Mutation testing (tools/mutation.py; not in `make test`: about two hours on 2 cores with the
+# Mutation testing (tools/mutation.py; not in `make test`: about four hours on 2 cores with the
 # default samples).
-# The package tests against mutants of the model modules, then each chapter of Parts I-II and the
-# flagship under nbval against mutants of the functions it teaches; the tables and every
+# The package tests against mutants of the model modules, then each of the eleven chapters
+# under nbval against mutants of the functions it teaches (mutants confined to argument
+# validation are not drawn); the tables and every
 # survivor's diff go to mutants/report.md. MUTATION_SAMPLE / CHAPTER_SAMPLE draw that many
 # mutants per module / chapter with a fixed seed (empty: all of them).
 #   make mutation                        everything
@@ -81,7 +83,8 @@ test-assignments: $(STAMP)
 MUTATION_SAMPLE ?= 120
 CHAPTER_SAMPLE ?= 40
 MUTATION_JOBS ?= 2
-MUTATION_CHAPTERS := sequences_and_convolution recurrent_networks bptt gru lstm gru_to_attention
+MUTATION_CHAPTERS := sequences_and_convolution recurrent_networks bptt gru lstm gru_to_attention \
+                     seq2seq attention self_attention transformer memory_networks
 MUTATION_ARGS = $(if $(1),--sample $(1)) -j $(MUTATION_JOBS)
 .PHONY: mutation mutation-deps mutation-package mutation-chapter
 mutation: mutation-package
