@@ -8,7 +8,8 @@ understand. A box is written as a block quote whose first words are bold::
 
 Every renderer shows that as a quotation; this extension turns it into a Sphinx admonition in
 the HTML book: a warning box for "Erratum ...", a note box for "Note ...", with the bold words
-as its title. (Solutions are ``<details>`` elements, which every renderer folds already.)
+as its title ("Convention ..." is a note box too: a notation of the source notes
+that differs from the book's but is consistent). (Solutions are ``<details>`` elements, which every renderer folds already.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
-BOXES = {"Erratum": "warning", "Note": "note"}
+BOXES = {"Erratum": "warning", "Note": "note", "Convention": "note"}
 
 
 def _lead(quote: nodes.block_quote) -> nodes.strong | None:
