@@ -3,8 +3,9 @@
     .venv/bin/python bench/bench_memory_efficient_attention.py      # n = 8192, d = 64, float32
 
 Self-attention of one sequence (B = 1, one head) with q, k, v of shape (1, n, d), float32, one
-thread. Targets (issue 9): the blocked version's peak memory is at most 10 % of the plain
-version's, and its time at most 2x, for the forward pass and for forward + backward.
+thread. Targets (the self-attention chapter's): the blocked version's peak memory is at most
+10 % of the plain version's, and its time at most 2x, for the forward pass and for
+forward + backward.
 
 *Memory* is the rise of the resident set's high-water mark (``VmHWM`` in
 ``/proc/self/status``) during one call, each measured in a fresh subprocess: the child builds

@@ -4,7 +4,8 @@
 
 Times the two methods alternately over several repeats and prints the median of the per-pair
 ratios loop / parallel (robust to load from other processes on a shared machine);
-exits with status 1 when the ratio is below the target of 3 (issue 2) or the results disagree.
+exits with status 1 when the ratio is below 3 (the speed-up the flagship chapter relies on)
+or the results disagree.
 """
 
 from __future__ import annotations
