@@ -1,6 +1,6 @@
 """Vaswani et al.'s Table 1 reproduced by measurement, beside the paper's entries.
 
-    .venv/bin/python bench/study_table1.py            # about a minute on one thread
+    .venv/bin/python bench/study_table1.py            # about 15 s on one thread
 
 For the five layer types of seqlearn.table1 (self-attention, a GRU, a causal convolution with
 k = 3, the same with dilations 1, 3, 9, ..., restricted self-attention with r = 4), width d = 64,
@@ -10,41 +10,46 @@ one sequence, one thread:
   warm-up), its log-log slope for n >= 512; floating-point operations counted by PyTorch's
   FlopCounterMode, slopes in n (d = 32) and in d (n = 256); bytes saved for the backward pass,
   slope in n;
-- sequential operations: the longest chain of outputs waiting for each other
-  (seqlearn.complexity.sequential_steps) for n = 16 ... 128;
+- sequential operations: the longest chain of operations that autograd records between the
+  layer's input and its output (seqlearn.complexity.graph_depth, d = 8) for n = 16 ... 128;
 - maximum path length from the Jacobian patterns (seqlearn.complexity.max_path_length) for
   n = 16 ... 128, with its log-log slope in n;
-- and the share of attention's forward time spent in the softmax at n = 2048 (the Chinese
-  Transformer notes call the softmax O(n)).
+- and the softmax alone over n x n scores (the Chinese Transformer notes give the softmax
+  O(n), the cost of one query's row): its forward time for n = 256 ... 4096 with the log-log
+  slope for n >= 512, and its share of attention's forward time at n = 2048.
 
 Output on the book's 2-core build machine (shared with other jobs; time slopes vary by about
 +-0.2 from run to run, the other columns are exact):
 
     d = 64, one thread; forward time in ms for n = [256, 512, 1024, 2048, 4096]
-      self-attention                0.33     0.98     4.48    27.61   157.74
-      recurrent                     5.93     5.42    10.46    20.89    42.02
-      convolutional                 0.30     0.36     0.35     0.52     1.01
-      dilated convolutional         0.14     0.19     0.28     0.46     0.88
-      restricted self-attention     0.54     0.52     0.88     1.71     3.36
+      self-attention                0.38     1.00     8.56    34.21   162.37
+      recurrent                     6.15     6.17    12.17    24.82    50.15
+      convolutional                 0.28     0.35     0.42     0.74     1.39
+      dilated convolutional         0.15     0.24     0.40     0.76     1.33
+      restricted self-attention     0.59     0.62     1.14     2.12     4.13
 
     layer type                 | slope of time  FLOPs in n  FLOPs in d  memory | sequential ops n = [16, 32, 64, 128] | max. path length n = [16, 32, 64, 128] (slope)
-    self-attention             |          2.46        2.00        1.00    1.94 |                   [1, 1, 1, 1] |               [1, 1, 1, 1] (0.00)
-    recurrent                  |          0.99        1.00        2.00    0.95 |              [16, 32, 64, 128] |          [16, 32, 64, 128] (1.00)
-    convolutional              |          0.50        1.00        2.00    0.83 |                   [1, 1, 1, 1] |            [8, 16, 32, 64] (1.00)
-    dilated convolutional      |          0.74        1.00        2.00    0.83 |                   [1, 1, 1, 1] |               [3, 4, 4, 5] (0.22)
-    restricted self-attention  |          0.91        1.00        1.00    0.99 |                   [1, 1, 1, 1] |             [4, 8, 16, 32] (1.00)
+    self-attention             |          2.40        2.00        1.00    1.94 |               [11, 11, 11, 11] |               [1, 1, 1, 1] (0.00)
+    recurrent                  |          1.01        1.00        2.00    0.95 |          [166, 326, 646, 1286] |          [16, 32, 64, 128] (1.00)
+    convolutional              |          0.68        1.00        2.00    0.83 |                   [4, 4, 4, 4] |            [8, 16, 32, 64] (1.00)
+    dilated convolutional      |          0.83        1.00        2.00    0.83 |                   [4, 4, 4, 4] |               [3, 4, 4, 5] (0.22)
+    restricted self-attention  |          0.91        1.00        1.00    0.99 |               [16, 16, 16, 16] |             [4, 8, 16, 32] (1.00)
 
-    Vaswani et al. (2017), Table 1: cost per layer, sequential operations, path length
-      self-attention             O(n^2 d), O(1), O(1)
-      recurrent                  O(n d^2), O(n), O(n)
-      convolutional              O(k n d^2), O(1), O(n/k)
-      dilated convolutional      O(k n d^2), O(1), O(log_k n)
-      restricted self-attention  O(r n d), O(1), O(n/r)
+    Vaswani et al. (2017), Table 1: complexity per layer, sequential operations, maximum path length
+      Self-Attention               O(n^2 d), O(1), O(1)           (measured: self-attention)
+      Recurrent                    O(n d^2), O(n), O(n)           (measured: recurrent)
+      Convolutional                O(k n d^2), O(1), O(log_k(n))  (measured: convolutional and dilated convolutional)
+      Self-Attention (restricted)  O(r n d), O(1), O(n/r)         (measured: restricted self-attention)
 
-    softmax share of self-attention's forward time at n = 2048: 0.14
+    softmax over n x n scores, forward time in ms for n = [256, 512, 1024, 2048, 4096]:
+          0.10     0.16     0.63     2.70    42.63   log-log slope for n >= 512: 2.62
+    softmax share of self-attention's forward time at n = 2048: 0.15
 
-Other runs gave time slopes of 2.15-2.70 for self-attention, 0.66-1.17 for the GRU and
-0.5-1.0 for the convolutions (load from other jobs), and a softmax share of 0.03-0.25.
+Two more runs gave time slopes of 2.57-2.77 for self-attention, 1.00-1.16 for the GRU, and
+softmax slopes of 2.58 and 2.84: the softmax's time grows at least like n^2 (faster at
+n = 4096, where the 64 MiB of scores no longer fit in the cache). The sequential operations
+are the recorded chain of operations: 11 for self-attention, 4 for a convolution, 16 for
+restricted attention at every n, 10 n + 6 for the GRU.
 """
 
 from __future__ import annotations
@@ -57,9 +62,9 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from seqlearn.attention import attention
-from seqlearn.complexity import (fastest_times, loglog_slope, max_path_length,
-                                 saved_tensor_bytes, sequential_steps)
-from seqlearn.table1 import KINDS, PAPER, dependency_patterns, layer
+from seqlearn.complexity import (fastest_times, graph_depth, loglog_slope, max_path_length,
+                                 saved_tensor_bytes)
+from seqlearn.table1 import KINDS, PAPER, PAPER_ROW, dependency_patterns, layer
 
 
 def flops(fn, x) -> int:
@@ -92,7 +97,7 @@ def main() -> int:
         for T in path_ns:
             layers, within, causal = dependency_patterns(kind, T)
             paths.append(max_path_length(layers, within=within, causal=causal)[1])
-            steps.append(sequential_steps(within, T))
+            steps.append(graph_depth(layer(kind, 8), torch.randn(1, T, 8)))
         rows[kind] = dict(
             time=times, time_slope=loglog_slope(ns[1:], times[1:]),
             flop_n=loglog_slope((64, 128, 256), flop_n),
@@ -111,18 +116,27 @@ def main() -> int:
         print(f"{kind:26s} | {r['time_slope']:13.2f} {r['flop_n']:11.2f} {r['flop_d']:11.2f} "
               f"{r['memory_slope']:7.2f} | {str(r['steps']):>30s} | "
               f"{str(r['paths']):>26s} ({r['path_slope']:.2f})")
-    print("\nVaswani et al. (2017), Table 1: cost per layer, sequential operations, path length")
-    for kind in KINDS:
-        print(f"  {kind:26s} {', '.join(PAPER[kind])}")
+    print("\nVaswani et al. (2017), Table 1: complexity per layer, sequential operations, "
+          "maximum path length")
+    for row, entries in PAPER.items():
+        kinds = " and ".join(k for k in KINDS if PAPER_ROW[k] == row)
+        print(f"  {row:28s} {', '.join(entries):30s} (measured: {kinds})")
 
+    scores = [torch.randn(n, n) for n in ns]
+    best = fastest_times({"softmax": lambda s: torch.softmax(s, -1)}, scores, args.repeats)
+    times = [best["softmax", i] for i in range(len(ns))]
+    print(f"\nsoftmax over n x n scores, forward time in ms for n = {ns}:\n  "
+          + " ".join(f"{t * 1e3:8.2f}" for t in times)
+          + f"   log-log slope for n >= 512: {loglog_slope(ns[1:], times[1:]):.2f}")
     n = 2048
     x = torch.randn(1, n, args.d)
-    scores = x @ x.transpose(-2, -1) / math.sqrt(args.d)
     with torch.no_grad():
+        scores = x @ x.transpose(-2, -1) / math.sqrt(args.d)
         best = fastest_times({"attention": lambda _: attention(x, x, x),
-                           "softmax": lambda _: torch.softmax(scores, -1)}, [None], args.repeats)
+                              "softmax": lambda _: torch.softmax(scores, -1)}, [None],
+                             args.repeats)
     share = best["softmax", 0] / best["attention", 0]
-    print(f"\nsoftmax share of self-attention's forward time at n = {n}: {share:.2f}")
+    print(f"softmax share of self-attention's forward time at n = {n}: {share:.2f}")
     return 0
 
 

@@ -13,7 +13,11 @@ output position in a network of such layers. Here each is measured from the laye
   largest over all pairs. ``within`` adds dependencies between a layer's own outputs (a
   recurrent layer's ``h_t`` on ``h_{t-1}``), which lengthen paths inside one layer;
 - :func:`sequential_steps`: the longest chain of a layer's outputs that wait for each other
-  (``n`` for a recurrence, 1 when all outputs can be computed at once);
+  (``n`` for a recurrence, 1 when all outputs can be computed at once), from a given pattern;
+- :func:`graph_depth`: the same column read off the running code: the longest chain of
+  operations that autograd records between a layer's input and its output;
+- :func:`op_input_elements`: how many elements each ATen operation of a call reads (the
+  softmax of attention reads every one of the ``n^2`` scores);
 - :func:`loglog_slope`: the exponent ``p`` of a cost ``c n^p``, fitted by least squares on
   logarithms;
 - :func:`saved_tensor_bytes`: the memory autograd keeps for the backward pass of one call;
@@ -29,6 +33,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
+
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from seqlearn.validate import check_bool, check_int, check_shape, check_tensor
 
@@ -127,6 +133,78 @@ def sequential_steps(within: Tensor | None, T: int | None = None) -> int:
             return int(level.max())
         level = new
     raise ValueError("within has a cycle: the outputs wait for each other forever")
+
+
+def graph_depth(fn: Callable[[Tensor], Tensor], x: Tensor) -> int:
+    """Operations on the longest chain from ``x`` to ``fn(x)`` in the graph autograd records.
+
+    Runs ``fn`` on a copy of ``x`` that requires grad and walks the recorded graph (each
+    node's ``next_functions``) from the output back to ``x``. Every recorded operation counts
+    as one step, so the result is the number of operations that must run one after another
+    however many run in parallel: constant in the length for a layer that treats all
+    positions at once, growing with it for a recurrence. Paths that end at other leaves
+    (parameters, constants) are not chains from ``x`` and do not count.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    check_tensor(x, "x")
+    x = x.detach().requires_grad_(True)
+    with torch.enable_grad():
+        y = fn(x)
+    check_tensor(y, "fn(x)")
+    if y.grad_fn is None:
+        raise ValueError("fn(x) does not depend on x: autograd recorded no operation")
+    depth: dict[object, float] = {}  # node -> operations on its longest chain down to x
+    stack = [(y.grad_fn, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in depth:
+            continue
+        children = [c for c, _ in node.next_functions if c is not None]
+        if getattr(node, "variable", None) is x:  # x's AccumulateGrad: the chain's start
+            depth[node] = 0.0
+        elif not children:  # another leaf: no chain from x ends here
+            depth[node] = -math.inf
+        elif expanded:
+            depth[node] = 1 + max(depth[c] for c in children)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if c not in depth)
+    longest = depth[y.grad_fn]
+    if longest == -math.inf:
+        raise ValueError("fn(x) does not depend on x: no recorded chain reaches x")
+    return int(longest)
+
+
+class _ElementCounter(TorchDispatchMode):
+    """Adds up, per ATen operation, the elements of the first tensor each call reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[str, int] = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        first = next((a for a in args if isinstance(a, Tensor)), None)
+        if first is not None:
+            name = func.overloadpacket.__name__
+            self.counts[name] = self.counts.get(name, 0) + first.numel()
+        return func(*args, **(kwargs or {}))
+
+
+def op_input_elements(fn: Callable[..., object], *args: object) -> dict[str, int]:
+    """Elements of the first tensor argument of every ATen operation ``fn(*args)`` runs.
+
+    Keyed by the operation's name (``"_softmax"``, ``"bmm"``, ...), summed over its calls.
+    For an elementwise operation it is the work done, counted from the running code: the
+    softmax of ``attention`` on ``n`` queries and ``n`` keys reads (and exponentiates) all
+    ``n^2`` scores, where ``FlopCounterMode`` counts floating-point operations of matrix
+    products only.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    with _ElementCounter() as counter:
+        fn(*args)
+    return counter.counts
 
 
 def loglog_slope(n: Sequence[float], cost: Sequence[float]) -> float:

@@ -1,24 +1,30 @@
 r"""The five layer types of Vaswani et al.'s Table 1, built so that their columns can be measured.
 
+The paper's Table 1 has four rows (``PAPER``):
+
 =============================  ==================  ==========  ==================
-layer type                     cost per layer      sequential  max. path length
+layer type                     complexity          sequential  max. path length
 =============================  ==================  ==========  ==================
-self-attention                 O(n^2 d)            O(1)        O(1)
-recurrent                      O(n d^2)            O(n)        O(n)
-convolutional                  O(k n d^2)          O(1)        O(log_k n) dilated,
-                                                               O(n / k) contiguous
-self-attention (restricted)    O(r n d)            O(1)        O(n / r)
+Self-Attention                 O(n^2 d)            O(1)        O(1)
+Recurrent                      O(n d^2)            O(n)        O(n)
+Convolutional                  O(k n d^2)          O(1)        O(log_k(n))
+Self-Attention (restricted)    O(r n d)            O(1)        O(n/r)
 =============================  ==================  ==========  ==================
 
+Its one convolutional row gives the path of *dilated* convolutions; the paper's text adds that
+a stack of contiguous kernels needs O(n/k) layers. Here the two are measured as two kinds
+(``KINDS``; ``PAPER_ROW`` names the row of the table each kind belongs to).
+
 :func:`layer` returns one layer of a type as a function ``(B, n, d) -> (B, n, d)`` (its cost is
-measured against ``n`` and ``d``); :func:`dependency_patterns` returns the direct-dependency
-patterns (:func:`seqlearn.complexity.jacobian_pattern`) of a stack of such layers on a
-sequence of length ``T``, from which :func:`seqlearn.complexity.max_path_length` and
-:func:`seqlearn.complexity.sequential_steps` read the other two columns. The recurrent type is
-a GRU; the convolutions are causal, as in WaveNet and ByteNet's decoder (output ``t`` reads
-inputs ``t - (k - 1) dilation, ..., t``), and the dilated stack multiplies its dilation by
-``k`` from layer to layer, ``1, k, k^2, ...`` (WaveNet's pattern for ``k = 2``; ByteNet,
-Kalchbrenner et al. 2016, doubles its dilations with ``k = 3``).
+measured against ``n`` and ``d``, its sequential operations with
+:func:`seqlearn.complexity.graph_depth`); :func:`dependency_patterns` returns the
+direct-dependency patterns (:func:`seqlearn.complexity.jacobian_pattern`) of a stack of such
+layers on a sequence of length ``T``, from which :func:`seqlearn.complexity.max_path_length`
+reads the path length. The recurrent type is a GRU; the convolutions are causal, as in WaveNet
+and ByteNet's decoder (output ``t`` reads inputs ``t - (k - 1) dilation, ..., t``), and the
+dilated stack multiplies its dilation by ``k`` from layer to layer, ``1, k, k^2, ...``
+(WaveNet's pattern for ``k = 2``; ByteNet, Kalchbrenner et al. 2016, doubles its dilations with
+``k = 3``).
 """
 
 from __future__ import annotations
@@ -36,16 +42,25 @@ from seqlearn.validate import check_int
 
 KINDS = ("self-attention", "recurrent", "convolutional", "dilated convolutional",
          "restricted self-attention")
-"""The rows of Table 1 (the paper's convolutional row covers the contiguous and dilated kinds)."""
+"""The layer types measured: the paper's rows, with contiguous and dilated convolutions apart."""
 
 PAPER = {
-    "self-attention": ("O(n^2 d)", "O(1)", "O(1)"),
-    "recurrent": ("O(n d^2)", "O(n)", "O(n)"),
-    "convolutional": ("O(k n d^2)", "O(1)", "O(n/k)"),
-    "dilated convolutional": ("O(k n d^2)", "O(1)", "O(log_k n)"),
-    "restricted self-attention": ("O(r n d)", "O(1)", "O(n/r)"),
+    "Self-Attention": ("O(n^2 d)", "O(1)", "O(1)"),
+    "Recurrent": ("O(n d^2)", "O(n)", "O(n)"),
+    "Convolutional": ("O(k n d^2)", "O(1)", "O(log_k(n))"),
+    "Self-Attention (restricted)": ("O(r n d)", "O(1)", "O(n/r)"),
 }
-"""Vaswani et al.'s entries: cost per layer, sequential operations, maximum path length."""
+"""Vaswani et al.'s Table 1 as printed: complexity per layer, sequential operations, maximum
+path length. For contiguous kernels the paper's text gives a path of O(n/k) layers."""
+
+PAPER_ROW = {
+    "self-attention": "Self-Attention",
+    "recurrent": "Recurrent",
+    "convolutional": "Convolutional",
+    "dilated convolutional": "Convolutional",
+    "restricted self-attention": "Self-Attention (restricted)",
+}
+"""The row of ``PAPER`` that each measured kind belongs to."""
 
 
 def _check_kind(kind: str) -> None:

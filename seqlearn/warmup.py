@@ -17,6 +17,9 @@ zero at the last step (step ``k = 0 .. steps - 1``):
     \qquad \text{(book equation eq-tf-linear-warmup)};
 
 with ``w = 0`` this is ``eta (1 - k / steps)``, the decay of :func:`seqlearn.train.fit`.
+
+:func:`adam_moments` replays Adam's bias-corrected moments (book equation eq-tf-adam) on given
+gradients, to measure how its adaptive rate ``1 / sqrt(v_hat)`` behaves over the first steps.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import torch
 from torch import nn
 
 from seqlearn.train import fit
-from seqlearn.validate import check_int, check_real
+from seqlearn.validate import check_int, check_real, check_shape, check_tensor
 
 
 def noam_rate(step: int, d_model: int, warmup: int, *, factor: float = 1.0) -> float:
@@ -63,3 +66,34 @@ def fit_scheduled(model: nn.Module, batches: Callable[[int], Any], steps: int, *
         raise TypeError(f"loss must be callable, got {type(loss).__name__}")
     return fit(model, batches, steps, lr=lr, clip=clip, loss=loss, schedule=schedule,
                betas=betas)
+
+
+def adam_moments(grads: torch.Tensor, *, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Adam's adaptive rate and step after each of the first ``N`` steps (eq-tf-adam).
+
+    ``grads`` (..., N, P): the gradients of ``P`` coordinates at steps ``n = 1 .. N`` (leading
+    dimensions for independent runs). With ``m_n``, ``v_n`` the running averages of the
+    gradient and of its square and the bias corrections
+    ``m_hat = m_n / (1 - beta1^n)``, ``v_hat = v_n / (1 - beta2^n)``, returns
+    ``(rate, step)``, each (..., N, P): ``rate = 1 / (sqrt(v_hat) + eps)``, the adaptive rate
+    that multiplies ``eta m_hat``, and ``step = m_hat * rate``, the update in units of ``eta``.
+    """
+    check_tensor(grads, "grads")
+    N = check_shape(grads, "grads", "... N P")["N"]
+    beta1 = check_real(betas[0], "beta1")
+    beta2 = check_real(betas[1], "beta2")
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
+        raise ValueError(f"betas must lie in [0, 1), got {betas}")
+    eps = check_real(eps, "eps", positive=True)
+    m = torch.zeros_like(grads[..., 0, :])  # (..., P)
+    v = torch.zeros_like(m)
+    rates, steps = [], []
+    for n in range(1, N + 1):
+        g = grads[..., n - 1, :]
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        rate = 1 / ((v / (1 - beta2**n)).sqrt() + eps)  # (..., P)
+        rates.append(rate)
+        steps.append(m / (1 - beta1**n) * rate)
+    return torch.stack(rates, -2), torch.stack(steps, -2)  # (..., N, P) each

@@ -9,8 +9,9 @@ import pytest
 import torch
 from torch import nn
 
-from seqlearn.complexity import (fastest_times, jacobian_pattern, loglog_slope, max_path_length,
-                                 saved_tensor_bytes, sequential_steps)
+from seqlearn.complexity import (fastest_times, graph_depth, jacobian_pattern, loglog_slope,
+                                 max_path_length, op_input_elements, saved_tensor_bytes,
+                                 sequential_steps)
 
 F64 = torch.float64
 
@@ -112,3 +113,36 @@ def test_fastest_times_calls_every_function_on_every_input():
         fastest_times({"a": 1}, [1])
     with pytest.raises(ValueError, match="repeats"):
         fastest_times({"a": print}, [1], repeats=0)
+
+
+def test_graph_depth_counts_the_longest_chain_of_operations():
+    x = torch.randn(5, 3, dtype=F64)
+    assert graph_depth(lambda z: z.exp(), x) == 1
+    assert graph_depth(lambda z: z.exp().sin().sum(-1), x) == 3
+    assert graph_depth(lambda z: z.exp() + z, x) == 2  # the longer of two branches
+    w = torch.randn(3, dtype=F64, requires_grad=True)
+    assert graph_depth(lambda z: (w.exp().exp().exp() * z).sum(), x) == 2  # w is not x
+    h = torch.zeros(3, dtype=F64)
+
+    def loop(z):  # a recurrence: each step waits for the one before
+        state = h
+        for row in z:
+            state = torch.tanh(state + row)
+        return state
+
+    assert [graph_depth(loop, torch.randn(T, 3, dtype=F64)) for T in (1, 4, 9)] == [3, 9, 19]  # unbind, then add and tanh per step
+    with pytest.raises(ValueError, match="does not depend on x"):
+        graph_depth(lambda z: w * 2, x)
+    with pytest.raises(ValueError, match="does not depend on x"):
+        graph_depth(lambda z: z.detach() * 2, x)
+    with pytest.raises(TypeError, match="callable"):
+        graph_depth(None, x)
+
+
+def test_op_input_elements_counts_what_each_operation_reads():
+    s = torch.randn(6, 7)
+    assert op_input_elements(lambda z: torch.softmax(z, -1), s) == {"_softmax": 42}
+    counts = op_input_elements(lambda a, b: (a @ b).exp() + a @ b, s, s.T)
+    assert counts["mm"] == 2 * 42 and counts["exp"] == 36 and counts["add"] == 36
+    with pytest.raises(TypeError, match="callable"):
+        op_input_elements(3)

@@ -84,6 +84,32 @@ def test_path_lengths_of_banded_layers(seed, T, radius, p, flag):
     refuses(complexity.fastest_times, {"f": None}, [1])
 
 
+@covers("seqlearn.complexity.graph_depth", "seqlearn.complexity.op_input_elements")
+@given(seed=seeds, T=st.integers(1, 6), d=sizes, ops=st.integers(1, 4))
+def test_graph_depth_and_element_counts_of_loops_and_chains(seed, T, d, ops):
+    x = randn(seed, T, d)
+
+    def chain(z):  # `ops` elementwise operations one after another
+        for _ in range(ops):
+            z = torch.sin(z)
+        return z
+
+    def recurrence(z):  # brute force: one add and one tanh per step, after one unbind
+        state = torch.zeros(d, dtype=F64)
+        for row in z:
+            state = torch.tanh(state + row)
+        return state
+
+    assert complexity.graph_depth(chain, x) == ops
+    assert complexity.graph_depth(recurrence, x) == 2 * T + 1
+    assert complexity.op_input_elements(chain, x) == {"sin": ops * T * d}
+    s = randn(seed + 1, T, T)
+    assert complexity.op_input_elements(lambda z: z.softmax(-1), s) == {"_softmax": T * T}
+    refuses(complexity.graph_depth, lambda z: z.detach(), x)
+    refuses(complexity.graph_depth, chain, numpy_of(x))
+    refuses(complexity.op_input_elements, None)
+
+
 @covers("seqlearn.table1.layer", "seqlearn.table1.dependency_patterns")
 @given(seed=seeds, T=st.integers(1, 7), d=st.integers(1, 3), kernel=st.integers(2, 4),
        kind=st.sampled_from(table1.KINDS))

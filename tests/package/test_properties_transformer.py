@@ -95,6 +95,23 @@ def test_transformer_greedy_output_is_its_own_teacher_forced_argmax(seed, n, nor
     refuses(transformer.decoded_exact_match, model, batch, "xy")
 
 
+@covers("seqlearn.warmup.adam_moments")
+@given(seed=seeds, N=st.integers(1, 6), P=st.integers(1, 5), b1=st.floats(0.0, 0.95),
+       b2=st.floats(0.5, 0.999))
+def test_adam_moments_are_the_bias_corrected_averages(seed, N, P, b1, b2):
+    g = randn(seed, N, P)
+    rate, step = warmup.adam_moments(g, betas=(b1, b2), eps=1e-12)
+    for n in range(1, N + 1):  # brute force: the weighted sums of eq-tf-adam
+        w1 = torch.tensor([(1 - b1) * b1 ** (n - i) for i in range(1, n + 1)], dtype=F64)
+        w2 = torch.tensor([(1 - b2) * b2 ** (n - i) for i in range(1, n + 1)], dtype=F64)
+        m_hat = (w1 @ g[:n]) / (1 - b1**n)
+        v_hat = (w2 @ g[:n] ** 2) / (1 - b2**n)
+        torch.testing.assert_close(rate[n - 1], 1 / (v_hat.sqrt() + 1e-12))
+        torch.testing.assert_close(step[n - 1], m_hat / (v_hat.sqrt() + 1e-12))
+    refuses(warmup.adam_moments, g, betas=(b1, 1.5))
+    refuses(warmup.adam_moments, numpy_of(g))
+
+
 @covers("seqlearn.warmup.noam_rate", "seqlearn.warmup.linear_warmup_rate",
         "seqlearn.warmup.fit_scheduled")
 @given(seed=seeds, steps=st.integers(2, 30), warm=st.integers(1, 40), d=st.integers(1, 600))

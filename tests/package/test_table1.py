@@ -10,8 +10,8 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from seqlearn.attention import attention
-from seqlearn.complexity import loglog_slope, max_path_length, sequential_steps
-from seqlearn.table1 import KINDS, PAPER, dependency_patterns, layer
+from seqlearn.complexity import graph_depth, loglog_slope, max_path_length, sequential_steps
+from seqlearn.table1 import KINDS, PAPER, PAPER_ROW, dependency_patterns, layer
 
 
 def flops(fn, n, d):
@@ -60,7 +60,26 @@ def test_measured_path_lengths_and_sequential_steps(T):
         layers, within, causal = dependency_patterns(kind, T, d=3)
         assert max_path_length(layers, within=within, causal=causal)[1] == want[kind][0], kind
         assert sequential_steps(within) == want[kind][1], kind
-        assert len(PAPER[kind]) == 3
+
+
+def test_the_papers_table_has_four_rows_and_one_convolutional_row():
+    assert list(PAPER) == ["Self-Attention", "Recurrent", "Convolutional",
+                           "Self-Attention (restricted)"]
+    assert all(len(row) == 3 for row in PAPER.values())
+    assert PAPER["Convolutional"][2] == "O(log_k(n))"
+    assert set(PAPER_ROW) == set(KINDS) and set(PAPER_ROW.values()) == set(PAPER)
+
+
+def test_sequential_operations_read_off_the_running_layers():
+    torch.manual_seed(2)
+    n = [4, 8, 16]
+    for kind in KINDS:
+        f = layer(kind, 3, dtype=torch.float64)
+        depth = [graph_depth(f, torch.randn(1, m, 3, dtype=torch.float64)) for m in n]
+        if kind == "recurrent":  # the same operations once per step: depth a n + b, a >= 1
+            assert depth[2] - depth[1] == 2 * (depth[1] - depth[0]) > 0
+        else:
+            assert depth[0] == depth[1] == depth[2], kind
 
 
 def test_refuses_unknown_kinds_and_sizes():

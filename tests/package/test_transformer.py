@@ -99,7 +99,7 @@ from seqlearn.data import Vocab, seq2seq_batch
 from seqlearn.seq2seq import exact_match, masked_cross_entropy
 from seqlearn.transformer import (DecoderLayer, EncoderLayer, FeedForward, LayerNorm,
                                   Transformer, decoded_exact_match, transformer_loss)
-from seqlearn.warmup import fit_scheduled, linear_warmup_rate, noam_rate
+from seqlearn.warmup import adam_moments, fit_scheduled, linear_warmup_rate, noam_rate
 
 F64 = torch.float64
 
@@ -471,3 +471,27 @@ def test_fit_scheduled_uses_the_schedule_and_learns():
         fit_scheduled(model, lambda k: (x, y), 1, loss=loss, lr=0.0)
     with pytest.raises(FloatingPointError, match="warm up longer"):
         fit_scheduled(model, lambda k: (x * float("nan"), y), 1, loss=loss, lr=0.1)
+
+
+@pytest.mark.parametrize("betas", [(0.9, 0.999), (0.9, 0.98), (0.0, 0.5)])
+def test_adam_moments_replay_torch_adam(betas):
+    torch.manual_seed(9)
+    grads = torch.randn(3, 6, 5, dtype=F64) * torch.logspace(-4, 1, 5, dtype=F64)  # (runs, N, P)
+    rate, step = adam_moments(grads, betas=betas, eps=1e-8)
+    assert rate.shape == step.shape == grads.shape
+    for r in range(3):  # reference: torch.optim.Adam at lr 1, fed the same gradients
+        theta = torch.zeros(5, dtype=F64, requires_grad=True)
+        adam = torch.optim.Adam([theta], lr=1.0, betas=betas, eps=1e-8)
+        for n in range(6):
+            before = theta.detach().clone()
+            theta.grad = grads[r, n].clone()
+            adam.step()
+            torch.testing.assert_close(before - theta.detach(), step[r, n], rtol=1e-10,
+                                       atol=1e-14)
+    torch.testing.assert_close(step[:, 0], grads[:, 0].sign() * (1 - 1e-8 * rate[:, 0]))
+    with pytest.raises(ValueError, match="betas"):
+        adam_moments(grads, betas=(1.0, 0.9))
+    with pytest.raises(ValueError, match="eps"):
+        adam_moments(grads, eps=0.0)
+    with pytest.raises(ValueError, match="grads"):
+        adam_moments(grads[0, 0])
