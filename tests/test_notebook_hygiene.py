@@ -79,13 +79,17 @@ def test_kernel_is_python3(path: Path):
     assert spec.get("name") == "python3", f"{path.name}: kernelspec {spec}"
 
 
+ANNOUNCED = re.compile(r"\*\*(Check|Demonstration):\*\*")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_check_cell_asserts(path: Path):
-    """A markdown cell announcing a **Check:** is followed by a code cell that asserts."""
+    """A markdown cell announcing a **Check:** (or a **Demonstration:**, an identity by
+    construction or a hand-set example) is followed by a code cell that asserts."""
     nb = cells(path)
     announced = 0
     for index, cell in enumerate(nb):
-        if cell["cell_type"] == "markdown" and "**Check:**" in source(cell):
+        if cell["cell_type"] == "markdown" and ANNOUNCED.search(source(cell)):
             announced += 1
             following = next((c for c in nb[index + 1:] if c["cell_type"] == "code"), None)
             assert following is not None and ASSERTING.search(source(following)), (
@@ -95,11 +99,14 @@ def test_every_check_cell_asserts(path: Path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_asserting_cell_is_announced(path: Path):
-    """The reader learns what a cell proves before it runs: a **Check:** line comes right before."""
+    """The reader learns what a cell proves before it runs: a **Check:** (or
+    **Demonstration:**) line comes right before."""
     nb = cells(path)
     silent = [i for i, c in enumerate(nb) if c["cell_type"] == "code" and ASSERTING.search(source(c))
-              and not (i > 0 and nb[i - 1]["cell_type"] == "markdown" and "**Check:**" in source(nb[i - 1]))]
-    assert silent == [], f"{path.name}: asserting cells {silent} have no **Check:** line right before them"
+              and not (i > 0 and nb[i - 1]["cell_type"] == "markdown"
+                       and ANNOUNCED.search(source(nb[i - 1])))]
+    assert silent == [], (f"{path.name}: asserting cells {silent} have no **Check:** or "
+                          "**Demonstration:** line right before them")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
