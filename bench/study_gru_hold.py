@@ -74,25 +74,28 @@ direct-path retention after 30 steps)::
     err<=30   min 0.007 median 0.019 max 0.061
     err31-59  min 0.040 median 0.149 max 0.338
     kept@30   min 0.005 median 0.441 max 0.745
+    err31-59 / err<=30 min 2.24 median 8.67
+    u_quiet - u_write  min 0.264 median 0.773
 
 Claims of the chapter, seed by seed::
 
-    test MSE < 0.25 var                every seed
-    u at writes < 0.5                  fails in seeds [42]
-    u between writes > 0.9             fails in seeds [3, 25]
-    u between writes > 0.8             every seed
-    u between - u at writes > 0.2      every seed
-    error <= 30 steps < 0.1 var        every seed
-    error 31-59 > 2 x error <= 30      every seed
-    direct path keeps < 0.9 after 30   every seed
+    test MSE < 0.25 var (asserted)               every seed
+    u at writes < 0.5                            fails in seeds [42]
+    u between writes > 0.9                       fails in seeds [3, 25]
+    u between writes > 0.75 (asserted)           every seed
+    u between - u at writes > 0.15 (asserted)    every seed
+    error <= 30 steps < 0.1 var (asserted)       every seed
+    error 31-59 > 1.5 x error <= 30 (asserted)   every seed
+    direct path keeps < 0.9 after 30 (asserted)  every seed
 
 Conclusion: every run learns the task (test MSE at most 0.12 of the variance) and shows the
-error shape the chapter asserts (small up to the training length, more than twice as large
+error shape the chapter asserts (small up to the training length, at least 2.2 times as large
 beyond), and the direct path always leaks (retention after 30 steps below 0.75). 47 of 50 runs
 close the memory unit's gate below 0.5 at writes and keep it above 0.9 between writes; seeds
 3 and 25 hold through the candidate's recurrent matrix with a leakier gate (0.84, 0.89) and
-seed 42 closes the gate only to 0.67. The chapter therefore asserts only the gap (> 0.2) and
-u > 0.8 between writes for the gates.
+seed 42 closes the gate only to 0.67. The chapter asserts, with room to spare, a gap of more
+than 0.15 (smallest 0.26), u > 0.75 between writes (lowest 0.84) and an error beyond the
+training length more than 1.5 times the error within it (smallest ratio 2.2).
 """
 
 from __future__ import annotations
@@ -144,15 +147,15 @@ def run(seed: int) -> dict[str, float]:
             "kept@30": retained[gaps == 30].mean().item()}
 
 
-CLAIMS = {
-    "test MSE < 0.25 var": lambda r: r["mse/var"] < 0.25,
+CLAIMS = {  # the chapter asserts the claims marked "(asserted)"; the others describe the runs
+    "test MSE < 0.25 var (asserted)": lambda r: r["mse/var"] < 0.25,
     "u at writes < 0.5": lambda r: r["u_write"] < 0.5,
     "u between writes > 0.9": lambda r: r["u_quiet"] > 0.9,
-    "u between writes > 0.8": lambda r: r["u_quiet"] > 0.8,
-    "u between - u at writes > 0.2": lambda r: r["u_quiet"] - r["u_write"] > 0.2,
-    "error <= 30 steps < 0.1 var": lambda r: r["err<=30"] < 0.1,
-    "error 31-59 > 2 x error <= 30": lambda r: r["err31-59"] > 2 * r["err<=30"],
-    "direct path keeps < 0.9 after 30": lambda r: r["kept@30"] < 0.9,
+    "u between writes > 0.75 (asserted)": lambda r: r["u_quiet"] > 0.75,
+    "u between - u at writes > 0.15 (asserted)": lambda r: r["u_quiet"] - r["u_write"] > 0.15,
+    "error <= 30 steps < 0.1 var (asserted)": lambda r: r["err<=30"] < 0.1,
+    "error 31-59 > 1.5 x error <= 30 (asserted)": lambda r: r["err31-59"] > 1.5 * r["err<=30"],
+    "direct path keeps < 0.9 after 30 (asserted)": lambda r: r["kept@30"] < 0.9,
 }
 
 
@@ -169,9 +172,13 @@ def main() -> None:
         values = np.array([r[key] for r in results.values()])
         print(f"{key:9s} min {values.min():.3f} median {np.median(values):.3f} "
               f"max {values.max():.3f}")
+    ratio = np.array([r["err31-59"] / r["err<=30"] for r in results.values()])
+    gap = np.array([r["u_quiet"] - r["u_write"] for r in results.values()])
+    print(f"err31-59 / err<=30 min {ratio.min():.2f} median {np.median(ratio):.2f}")
+    print(f"u_quiet - u_write  min {gap.min():.3f} median {np.median(gap):.3f}")
     for claim, holds in CLAIMS.items():
         failing = [s for s, r in results.items() if not holds(r)]
-        print(f"{claim:34s} {'every seed' if not failing else f'fails in seeds {failing}'}")
+        print(f"{claim:44s} {'every seed' if not failing else f'fails in seeds {failing}'}")
 
 
 if __name__ == "__main__":

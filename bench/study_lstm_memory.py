@@ -230,43 +230,43 @@ Results of one run (seeds 0-9; the output of the command above, timing line omit
 
     brackets: test accuracy, length 20, 250 updates; columns: [20]
       seed 0  Elman RNN       0.68
-      seed 0  GRU             0.95
+      seed 0  GRU             0.81
       seed 0  LSTM            0.99
       seed 1  Elman RNN       0.68
-      seed 1  GRU             0.99
-      seed 1  LSTM            0.88
+      seed 1  GRU             0.83
+      seed 1  LSTM            0.98
       seed 2  Elman RNN       0.67
-      seed 2  GRU             0.77
-      seed 2  LSTM            0.97
+      seed 2  GRU             0.85
+      seed 2  LSTM            0.99
       seed 3  Elman RNN       0.67
-      seed 3  GRU             0.96
-      seed 3  LSTM            0.93
+      seed 3  GRU             0.94
+      seed 3  LSTM            1.00
       seed 4  Elman RNN       0.67
-      seed 4  GRU             1.00
-      seed 4  LSTM            0.99
+      seed 4  GRU             0.96
+      seed 4  LSTM            0.96
       seed 5  Elman RNN       0.67
-      seed 5  GRU             0.94
-      seed 5  LSTM            0.90
+      seed 5  GRU             0.96
+      seed 5  LSTM            0.99
       seed 6  Elman RNN       0.66
-      seed 6  GRU             1.00
-      seed 6  LSTM            0.99
+      seed 6  GRU             0.85
+      seed 6  LSTM            0.98
       seed 7  Elman RNN       0.58
       seed 7  GRU             0.97
-      seed 7  LSTM            0.99
+      seed 7  LSTM            0.71
       seed 8  Elman RNN       0.67
-      seed 8  GRU             0.99
-      seed 8  LSTM            0.96
+      seed 8  GRU             0.94
+      seed 8  LSTM            0.98
       seed 9  Elman RNN       0.71
       seed 9  GRU             0.99
-      seed 9  LSTM            1.00
+      seed 9  LSTM            0.81
       min     Elman RNN       0.58
       mean    Elman RNN       0.67
       max     Elman RNN       0.71
-      min     GRU             0.77
-      mean    GRU             0.96
-      max     GRU             1.00
-      min     LSTM            0.88
-      mean    LSTM            0.96
+      min     GRU             0.81
+      mean    GRU             0.91
+      max     GRU             0.99
+      min     LSTM            0.71
+      mean    LSTM            0.94
       max     LSTM            1.00
 
     chapter claims, seed by seed:
@@ -280,7 +280,7 @@ Results of one run (seeds 0-9; the output of the command above, timing line omit
       capacity: GRU, LSTM acc(1) > acc(2) > acc(4), acc(8) every seed
       capacity: LSTM > GRU at k = 2                    every seed
       capacity: GRU, LSTM >= 0.95 at k = 1             every seed
-      capacity: GRU, LSTM < 0.5 at k = 8               every seed
+      capacity: GRU, LSTM hold < 3 of 8 symbols        every seed
       gradient: GRU, LSTM > Elman + 5 at T = 160       every seed
       brackets: GRU, LSTM >= Elman + 0.05              every seed
 
@@ -289,7 +289,10 @@ delays of at most 10, both LSTMs recall after 160 distractors in every seed, so 
 "about 20 words" is not a limit of the LSTM's memory; the GRU holds to delay 40 in every seed
 (at least 0.97) but can fall off at 160 (as low as 0.48). With 8 units and 300 updates the
 indexed recall of k symbols falls from 1.0 (k = 1) to below 0.5 (k = 8), i.e. the networks hold
-one to about two symbols whatever k is; the order of k = 4 and k = 8 varies between seeds.
+one to about two symbols whatever k is (at most 2.5 of 8, so the chapter asserts fewer than 3);
+the order of k = 4 and k = 8 varies between seeds. On the bracket task both gated networks beat
+the Elman network by at least 0.10 in every seed (the chapter asserts 0.05); which of the two
+is better varies.
 """
 
 from __future__ import annotations
@@ -366,16 +369,19 @@ def state_gradient_norm(rnn: nn.Module, T: int = 160, n: int = 32, seed: int = 0
 def brackets(seed: int) -> dict[str, float]:
     pool = bracket_dataset(2048, 20, np.random.default_rng(20))
     test = bracket_dataset(1000, 20, np.random.default_rng(1020))
-    gen = torch.Generator().manual_seed(seed)
+    def pool_batches(seed: int):
+        # as in the chapter: every network draws its batches from a fresh generator
+        gen = torch.Generator().manual_seed(seed)
 
-    def batches(step: int):
-        index = torch.randint(0, len(pool[1]), (32,), generator=gen)
-        return pool[0][index], pool[1][index]
+        def batches(step: int):
+            index = torch.randint(0, len(pool[1]), (32,), generator=gen)
+            return pool[0][index], pool[1][index]
+        return batches
 
     out = {}
     for name, kind in (("Elman RNN", "RNN"), ("GRU", "GRU"), ("LSTM", "LSTM")):
         model = SequenceClassifier(make_rnn(kind, seed, input_size=3), H, 2)
-        fit(model, batches, 250, lr=1e-2)
+        fit(model, pool_batches(seed), 250, lr=1e-2)
         out[name] = accuracy(model, *test)
     return out
 
@@ -391,6 +397,11 @@ def run_seed(seed: int) -> dict:
     cap = {kind: [capacity(kind, k, seed) for k in CAP_ITEMS] for kind in ("RNN", "GRU", "LSTM")}
     return {"learned": learned, "held": held, "capacity": cap, "grad": grad,
             "brackets": {k: [v] for k, v in brackets(seed).items()}}
+
+
+def held_symbols(k: int, acc: float) -> float:
+    """Symbols held if the others are guessed: acc = m/k + (1 - m/k)/K, solved for m."""
+    return k * (acc - 1 / K) / (1 - 1 / K)
 
 
 def chapter_claims(r: dict) -> dict[str, bool]:
@@ -413,7 +424,8 @@ def chapter_claims(r: dict) -> dict[str, bool]:
             cap[n][0] > cap[n][1] > max(cap[n][2:]) for n in ("GRU", "LSTM")),
         "capacity: LSTM > GRU at k = 2": cap["LSTM"][1] > cap["GRU"][1],
         "capacity: GRU, LSTM >= 0.95 at k = 1": all(cap[n][0] >= 0.95 for n in ("GRU", "LSTM")),
-        "capacity: GRU, LSTM < 0.5 at k = 8": all(cap[n][-1] < 0.5 for n in ("GRU", "LSTM")),
+        "capacity: GRU, LSTM hold < 3 of 8 symbols": all(held_symbols(8, cap[n][-1]) < 3
+                                                         for n in ("GRU", "LSTM")),
         "gradient: GRU, LSTM > Elman + 5 at T = 160": all(
             grad[n][0] > grad["Elman RNN"][0] + 5 for n in ("GRU", "LSTM")),
         "brackets: GRU, LSTM >= Elman + 0.05": all(br[n][0] >= br["Elman RNN"][0] + 0.05

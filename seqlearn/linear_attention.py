@@ -1,10 +1,13 @@
 r"""Causal linear attention with a decay mask: the bridge from the minGRU to attention.
 
 Book chapter ``gru_to_attention``, section *The minGRU is linear attention with a decay*.
-Causal linear attention {Katharopoulos et al. 2020} drops the softmax: the weight of value
-``v_i`` in output ``t`` is the plain product ``q_t . k_i``. Gated linear attention {Yang et
-al. 2024} and Mamba-2 / SSD {Dao and Gu 2024} multiply it by a **decay** ``a_j in [0, 1]`` for
-every step ``j`` the value has to survive:
+Linear attention {Katharopoulos et al. 2020} replaces the softmax's ``exp(q_t . k_i)`` by
+``phi(q_t) . phi(k_i)`` (``phi = elu + 1``) and keeps the normaliser; both sums are then running
+sums, a recurrent network with a fixed-size state (``eq-g2a-linear-attention``; the normaliser is
+the same recurrence with values 1). The functions here drop ``phi`` and the normaliser, weigh
+value ``v_i`` in output ``t`` by ``q_t . k_i`` and multiply it by a scalar **decay**
+``a_j in [0, 1]`` for every step ``j`` the value has to survive, the form of Mamba-2 / SSD {Dao
+and Gu 2024} (gated linear attention {Yang et al. 2024} has one decay per key dimension):
 
 .. math::
 
