@@ -52,7 +52,7 @@ def output_length(length: int, kernel_size: int, stride: int = 1, padding: int =
     check_int(padding, "padding", 0)
     check_int(dilation, "dilation", 1)
     span = dilation * (kernel_size - 1) + 1  # samples covered by one window
-    padded = length + 2 * padding  # the seed's "l + 2a"
+    padded = length + 2 * padding  # the CMU 11-785 notes' "l + 2a"
     if span > padded:
         raise ValueError(f"a window spanning {span} samples does not fit into the padded "
                          f"length {padded} (length {length} + 2 * padding {padding})")
@@ -80,7 +80,7 @@ def unfold1d(x: torch.Tensor, kernel_size: int, stride: int = 1, padding: int = 
     """Cut the sequence into the windows a kernel sees (eq-conv-general): ``(B, C, T) -> (B, C, T_out, k)``.
 
     ``windows[b, c, t, j] = x_pad[b, c, t * s + j * d]``, where ``x_pad`` is ``x`` with
-    ``padding`` copies of ``pad_value`` at both ends (the seed's ``l -> l + 2a``).
+    ``padding`` copies of ``pad_value`` at both ends (the CMU 11-785 notes' ``l -> l + 2a``).
     """
     dims = _check_sequence(x)
     t_out = output_length(dims["T"], kernel_size, stride, padding, dilation)

@@ -276,7 +276,7 @@ class ElmanCell(RecurrentCell):
     """One Elman step (eq-rnn-elman): ``h_t = f(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)``.
 
     ``weight_ih (H, D)``, ``weight_hh (H, H)``, biases ``(H,)`` as in ``torch.nn.RNNCell``; in
-    seed 004's notation ``W_ih = W^(1)``, ``W_hh = W^(11)`` and ``b_ih + b_hh = b^(1)``.
+    the CMU 11-785 notes' notation ``W_ih = W^(1)``, ``W_hh = W^(11)`` and ``b_ih + b_hh = b^(1)``.
     ``forward(x_t (B, D), h (B, H) | None) -> h_t (B, H)``.
     """
 

@@ -18,10 +18,11 @@ With the input one-hot ``x = (o, c, f)`` for ``(``, ``)`` and the filler ``x``:
 
 The read-out ``score = 0.5 - s_1 - e - v`` is positive exactly when the string is balanced and
 never deeper than ``depth``; the logits are ``(-score, score)`` times ``gain``. Every
-pre-activation is ``gain`` times a half-integer, so the switches stay within ``exp(-gain)`` of
-``{0, 1}`` at every step. In the tanh variables ``h = 2 s - 1`` a weight matrix ``A`` acting
-on ``s`` becomes ``A / 2`` on ``h`` plus the bias ``A 1 / 2``; the initial state is
-``h(-1) = -1`` (all switches off).
+pre-activation is ``gain`` times a half-integer, at least ``gain / 2`` in magnitude, and since
+``1 - tanh(z) ~ 2 exp(-2 z)`` the states stay within about ``2 exp(-gain)`` of ``+-1`` (the
+switches within about ``exp(-gain)`` of ``{0, 1}``) at every step. In the tanh variables
+``h = 2 s - 1`` a weight matrix ``A`` acting on ``s`` becomes ``A / 2`` on ``h`` plus the bias
+``A 1 / 2``; the initial state is ``h(-1) = -1`` (all switches off).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The LSTM and its backpropagation through time, by hand (NumPy, no autograd).
 
-Notation of the source notes (seed 004) and of the chapter :doc:`lstm`. Vectors are columns,
+Notation of the CMU 11-785 notes and of the chapter :doc:`lstm`. Vectors are columns,
 matrices act on them from the left; a batch stores one vector per row, so ``W v`` becomes
 ``v @ W.T``. Gradients ``∇_v = ∂L/∂v`` are *row* vectors, so they flow backwards as ``∇ @ W``.
 
@@ -46,7 +46,7 @@ import numpy as np
 from seqlearn.bptt.params import check_array, check_keys
 from seqlearn.validate import check_floating
 
-GATES = ("i", "f", "o", "c")  # input, forget, output gate; candidate c~ (seed 004 names)
+GATES = ("i", "f", "o", "c")  # input, forget, output gate; candidate c~ (CMU 11-785 names)
 PEEPHOLES = ("W_ci", "W_cf", "W_co")  # i and f see c_{t-1}, o sees c_t
 BASE_KEYS = tuple(k for g in GATES for k in (f"W_x{g}", f"W_h{g}", f"b_{g}"))
 

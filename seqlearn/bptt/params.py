@@ -1,4 +1,4 @@
-"""Parameter names of seed 004 for the Elman networks of :mod:`seqlearn.bptt`, and their checks.
+"""Parameter names of the CMU 11-785 notes for the Elman networks of :mod:`seqlearn.bptt`, and their checks.
 
 Layer ``i = 1 .. n`` has ``W{i}`` (input), ``W{i}{i}`` (recurrent) and ``b{i}``; the output layer
 is ``W{n+1}``, ``b{n+1}``. A bidirectional layer has one set per direction, suffixed ``_f``

@@ -33,7 +33,7 @@ def torch_names(num_layers: int = 1, bidirectional: bool = False) -> dict[str, s
 def to_torch(params: Params, bidirectional: bool = False) -> torch.nn.ModuleDict:
     """The same network in torch (float64): ``{"rnn": nn.RNN, "head": nn.Linear}``.
 
-    torch adds two biases, ``bias_ih + bias_hh``, where seed 004 has one: ``bias_hh`` is zero.
+    torch adds two biases, ``bias_ih + bias_hh``, where the CMU 11-785 notes have one: ``bias_hh`` is zero.
     """
     dirs = 2 if bidirectional else 1
     if not isinstance(params, dict):

@@ -1,6 +1,6 @@
 """Backpropagation through time for Elman RNNs, by hand, in NumPy (no autograd).
 
-Notation of the chapter :doc:`bptt` (seed 004). For a batch of row vectors, a matrix ``W``
+Notation of the chapter :doc:`bptt` (the CMU 11-785 notes). For a batch of row vectors, a matrix ``W``
 acting on column vectors acts as ``x @ W.T``; gradients are row vectors.
 
 Forward pass (eq-bptt-z1, eq-bptt-h, eq-bptt-y), for ``t = 0 .. T-1`` from the state ``h(-1)``::
