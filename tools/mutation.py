@@ -157,19 +157,37 @@ def _changed(mutant_diff: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
+def _guards(mutant_diff: str) -> set[str]:
+    """Removed lines that are the condition of a guard whose body raises: an ``if`` line of
+    the original followed (after the changed lines) by a ``raise``."""
+    lines = mutant_diff.splitlines()
+    found = set()
+    for i, line in enumerate(lines):
+        if not (line.startswith("-") and not line.startswith("---")):
+            continue
+        if not re.match(r"\s*(el)?if\b", line[1:]):
+            continue
+        after = next((x for x in lines[i + 1:] if not x.startswith(("-", "+"))), "")
+        if re.match(r"\s*raise\b", after[1:]):
+            found.add(line[1:])
+    return found
+
+
 def kind(mutant_diff: str) -> str:
     """Sort a mutant by what it changes.
 
     ``message``: only string literals of an error report (the text of a ``raise``, the argument
     name handed to a ``check_*`` validator); the error is still raised. ``validation``: other
     changes confined to the validation of arguments (``check_*`` calls, ``raise``, the loops over
-    argument names); valid inputs compute the same. ``other``: the computation itself.
+    argument names, the condition of an ``if`` whose body raises); valid inputs compute the
+    same. ``other``: the computation itself.
     """
     removed, added = _changed(mutant_diff)
     strings = re.compile(r"f?([\"'])(?:\\.|(?!\1).)*\1")
     if not removed or len(removed) != len(added):
         return "other"
-    if not all(_VALIDATION.search(a) for a in removed):
+    guards = _guards(mutant_diff)
+    if not all(_VALIDATION.search(a) or a in guards for a in removed):
         return "other"
     if all(strings.sub('""', a) == strings.sub('""', b) for a, b in zip(removed, added)):
         return "message"
