@@ -71,13 +71,36 @@ def box_id(box) -> str:
     return f"{page}:{kind}:{normalise(text)[:50]}"
 
 
+SHORT = {"NYU": "003_", "CMU 11-785": "004_", "Chinese Transformer": "002_",
+         "Sequence Models": "001_", "GRU-to-Transformer": "000_"}
+
+
+def claims() -> list[tuple[str, str, list[str], str]]:
+    """The rows of the claims table of the errata page, as boxes: (page, "Claim", notes, row)."""
+    text = "\n".join(markdown_of(ROOT / "appendix" / "errata.ipynb"))
+    table = text.split("## Claims the chapters test", 1)[1]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and not r.startswith("| notes")]
+    found = []
+    for row in rows:
+        names = [n.strip() for n in row.split("|")[1].split(",")]
+        found.append(("errata", "Claim", [SHORT[n] for n in names if n in SHORT], row))
+    return found
+
+
 ERRATA = [b for b in boxes() if b[1] == "Erratum"]
-QUOTED = [(b, q) for b in boxes() for q in QUOTE.findall(b[3])]
+QUOTED = [(b, q) for b in [*boxes(), *claims()] for q in QUOTE.findall(b[3])]
 
 
 def notes_dir() -> Path | None:
     folder = os.environ.get("SEQLEARN_NOTES_DIR")
     return Path(folder) if folder and Path(folder).is_dir() else None
+
+
+def test_claims_are_quoted():
+    rows = claims()
+    assert len(rows) >= 5
+    assert sum(bool(QUOTE.search(row)) for *_, row in rows) >= len(rows) - 1, (
+        "quote the notes in every row of the claims table")
 
 
 def test_boxes_are_found():
