@@ -25,7 +25,7 @@ def boxes() -> list[tuple[str, str, str]]:
     found = []
     for path in chapter_notebooks():
         for text in markdown_of(path):
-            text = text.replace("\n> ", " ")  # a title may run over two lines of its quote
+            text = re.sub(r"\n> (?!\*\*)", " ", text)  # a title may run over two lines
             found += [(path.stem, m.group(1), m.group(2).strip()) for m in BOX.finditer(text)]
     return found
 
@@ -72,7 +72,7 @@ def conventions() -> list[tuple[str, str, str]]:
     found = []
     for path in chapter_notebooks():
         for text in markdown_of(path):
-            text = text.replace("\n> ", " ")
+            text = re.sub(r"\n> (?!\*\*)", " ", text)
             found += [(path.stem, m.group(1), m.group(2).strip())
                       for m in CONVENTION.finditer(text)]
     return found

@@ -42,7 +42,7 @@ def original(quote: str) -> str:
     display formula, which would not render as maths on its own)."""
     quote = normalise(quote)
     if len(quote) > 2 and quote[0] == quote[-1] == "`":
-        return quote[1:-1]
+        return quote[1:-1].strip()
     return quote
 
 
@@ -136,6 +136,7 @@ def test_every_quote_occurs_in_the_notes(box, quote):
 def test_normalise_and_patterns():
     assert normalise(" a\n  b ") == "a b"
     assert original("`Z &= x`") == "Z &= x" and original("$x$") == "$x$"
+    assert original("`c_{t-1} `") == "c_{t-1}"  # a space keeps `{t-1}` from reading as a role
     assert GLOSSED.search("they print 「空行」 (“empty rows”).")
     assert not GLOSSED.search("they print 「空行」 (empty rows).")
     assert BOX_HEAD.match("**Erratum 2 (the CMU 11-785 notes): x.**").group(2) == (
