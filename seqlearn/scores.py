@@ -31,9 +31,10 @@ the sum of its column blocks acting on the pieces, ``W [q; k] = W_q q + W_k k``
 identity). They differ in cost: the concatenated form multiplies ``W`` into all ``Tq * Tk``
 pairs, the additive form projects each query and each key once.
 
-Erratum (source notes): one set of notes divides the scaled dot product by ``sqrt(||a||)``; the
-scale of Vaswani et al. is ``1/sqrt(d)`` with ``d`` the key dimension, a constant that keeps the
-scores' variance near one when the entries of ``q`` and ``k`` are independent with variance one.
+Erratum (source notes): one set of notes divides the scaled dot product ``a^T b`` by
+``sqrt(||a||)``, with ``a`` the key; the scale of Vaswani et al. is ``1/sqrt(d)`` with ``d`` the
+key dimension, a constant that keeps the scores' variance near one when the entries of ``q`` and
+``k`` are independent with variance one.
 """
 
 from __future__ import annotations

@@ -7,12 +7,12 @@ direction has ``hidden // dirs`` units, so ``h_i`` and the *code*
 
 .. math::
 
-    c = [\overrightarrow{h}_{L} \,;\, \overleftarrow{h}_{1}] \in \mathbb{R}^{H}
-    \qquad (L = \text{the source's length, book equation eq-s2s-code})
+    c = [\overrightarrow{h}_{T_x} \,;\, \overleftarrow{h}_{1}] \in \mathbb{R}^{H}
+    \qquad (T_x = \text{the source's length, book equation eq-s2s-code})
 
-have ``H = hidden`` numbers whatever the direction count. Padding after the ``L`` real tokens
-is never read: the forward GRU stops at ``L`` and the backward GRU reads each sequence reversed
-within its own length, so extra padding changes no state (the chapter checks it).
+have ``H = hidden`` numbers whatever the direction count. Padding after the ``T_x`` real
+tokens is never read: the forward GRU stops at ``T_x`` and the backward GRU reads each sequence
+reversed within its own length, so extra padding changes no state (the chapter checks it).
 
 **Decoder** (Cho et al. 2014 without attention, Bahdanau et al. 2015 with it). With
 ``y_0 = <bos>`` and state ``s_0`` (below), for ``t = 1 .. T``:
