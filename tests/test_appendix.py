@@ -20,13 +20,15 @@ def entries() -> dict[str, str]:
     return {p.split("\n", 1)[0].strip().lower(): p for p in parts}
 
 
-def boxes() -> list[tuple[str, str, str]]:
-    """(chapter stem, source notes, title) of every erratum box in the chapters."""
+def boxes(pattern: re.Pattern = BOX) -> list[tuple[str, str, str]]:
+    """(chapter stem, source notes, title) of every box of the chapters that ``pattern``
+    (erratum boxes by default) reads."""
     found = []
     for path in chapter_notebooks():
         for text in markdown_of(path):
             text = re.sub(r"\n> (?!\*\*)", " ", text)  # a title may run over two lines
-            found += [(path.stem, m.group(1), m.group(2).strip()) for m in BOX.finditer(text)]
+            found += [(path.stem, m.group(1), m.group(2).strip())
+                      for m in pattern.finditer(text)]
     return found
 
 
@@ -69,13 +71,7 @@ CONVENTION = re.compile(r"^> \*\*Convention[^(]*\(([^)]*)\):\s*(.+?)\.?\*\*", re
 
 def conventions() -> list[tuple[str, str, str]]:
     """(chapter stem, source notes, title) of every convention box in the chapters."""
-    found = []
-    for path in chapter_notebooks():
-        for text in markdown_of(path):
-            text = re.sub(r"\n> (?!\*\*)", " ", text)
-            found += [(path.stem, m.group(1), m.group(2).strip())
-                      for m in CONVENTION.finditer(text)]
-    return found
+    return boxes(CONVENTION)
 
 
 def convention_rows() -> dict[str, str]:
