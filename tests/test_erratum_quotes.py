@@ -10,6 +10,7 @@ the form of the quotes is still checked.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -96,6 +97,12 @@ def notes_dir() -> Path | None:
     return Path(folder) if folder and Path(folder).is_dir() else None
 
 
+@functools.cache
+def notes_text(folder: Path, prefix: str) -> str:
+    """The notes whose file name starts with ``prefix``, whitespace normalised (read once)."""
+    return normalise(next(folder.glob(f"{prefix}*.txt")).read_text(encoding="utf-8"))
+
+
 def test_claims_are_quoted():
     rows = claims()
     assert len(rows) >= 5
@@ -126,8 +133,7 @@ def test_every_quote_occurs_in_the_notes(box, quote):
                     "(.ci/run sets it to ../shared/seeds): the quotes were not compared")
     page, _, prefixes, _ = box
     assert prefixes, f"a box of {page} quotes notes without naming them: 「{quote}」"
-    texts = {p: normalise(next(folder.glob(f"{p}*.txt")).read_text(encoding="utf-8"))
-             for p in prefixes}
+    texts = {p: notes_text(folder, p) for p in prefixes}
     assert any(original(quote) in t for t in texts.values()), (
         f"{page}: 「{quote}」 does not occur in {', '.join(sorted(texts))}* "
         f"(quote the notes character for character; whitespace runs count as one space)")
