@@ -67,8 +67,9 @@ class Transformer(nn.Module):
     and the Annotated Transformer. The embeddings start as ``N(0, embedding_std^2)`` and are
     **not** multiplied by ``sqrt(d_model)``: the positions' entries have a root mean square of
     ``1/sqrt(2)``, and the paper's factor on torch's ``N(0, 1)`` start would drown them. The
-    default 0.5 keeps the token part of ``x^{(0)}`` a little below the positional part, which
-    trained faster on the dates task than 1 or 0.25 (``bench/study_transformer.py``).
+    default 0.5 keeps the token part of ``x^{(0)}`` a little below the positional part (a
+    choice of this library; ``bench/study_transformer.py`` trains with it, it compares no
+    other scale).
     ``tie_weights=True`` uses the target embedding as ``W_o`` (Press & Wolf 2017).
     ``src_vocab``/``tgt_vocab``: vocabulary sizes (or :class:`seqlearn.data.Vocab`).
     """
