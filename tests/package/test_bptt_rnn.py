@@ -408,3 +408,21 @@ def test_layer_and_step_validation():
     with pytest.raises(TypeError, match="bidirectional must be"):
         deep_rnn_forward(np.zeros((1, 2, 3)), np.zeros((1, 1, 4)), init_params(3, 4, 2, rng),
                          bidirectional=1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(SEEDS)
+def test_bias_gradient_is_the_weight_of_a_constant_input(seed):
+    """eq-bptt-dW1: b1 acts like one more column of W1 on an input that is always 1, so its
+    gradient is that column's gradient; b2's gradient is sum_t dLoss/dz2(t) (eq-bptt-dW2)."""
+    rng, (B, T, D, H, O), params, x, h0, y, cache = random_single_layer(seed)
+    dy = rng.standard_normal(y.shape)
+    grads = rnn_backward(dy, cache)
+    x_aug = np.concatenate([x, np.ones((B, T, 1))], axis=-1)               # (B, T, D+1)
+    p_aug = {**params, "W1": np.column_stack([params["W1"], params["b1"]]), "b1": np.zeros(H)}
+    y_aug, cache_aug = rnn_forward(x_aug, h0, p_aug)
+    np.testing.assert_allclose(y_aug, y, rtol=1e-12, atol=1e-14)           # the same network
+    g_aug = rnn_backward(dy, cache_aug)
+    np.testing.assert_allclose(g_aug["W1"][:, -1], grads["b1"], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(g_aug["W1"][:, :-1], grads["W1"], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(grads["b2"], dy.sum(axis=(0, 1)), rtol=1e-12, atol=1e-14)
