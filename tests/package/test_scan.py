@@ -97,6 +97,19 @@ def test_gradients_match_the_loop(method):
         torch.testing.assert_close(x, y, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_exact_where_a_product_of_the_scan_overflows(method):
+    # a_t cycles through 0, +-1e200, +-1e200 and b_t through 0, 1, 3: the states 0, 1,
+    # +-1e200 are finite, but the tree scans multiply 1e200 * 1e200 over windows the loop
+    # never forms; every method must still return the loop's states
+    a = torch.tensor([0.0, 1e200, 1e200] * 100, dtype=F64)[None, :, None].repeat(1, 1, 2)
+    a[..., 1] *= -1                                                    # both signs
+    b = torch.tensor([0.0, 1.0, 3.0] * 100, dtype=F64)[None, :, None].repeat(1, 1, 2)
+    want = torch.from_numpy(python_loop(a, b, None))                  # (1, 300, 2)
+    assert bool(torch.isfinite(want).all()) and float(want.abs().max()) == 1e200
+    torch.testing.assert_close(linear_scan(a, b, method=method), want, rtol=1e-15, atol=0)
+
+
 def test_float32_parallel_close_to_loop():
     g = torch.Generator().manual_seed(2)
     a = torch.rand(4, 1000, 8, generator=g) * 2 - 1
