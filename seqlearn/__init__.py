@@ -33,6 +33,7 @@ module                        what it holds
 ``seqlearn.seeding``          the one seeding helper
 ``seqlearn.plots``            plotting helpers (imported only by the book)
 ``seqlearn.widgets``          sliders that work live and in static HTML
+``seqlearn.diagrams``         architecture figures of Parts III-V, shown with alt text
 ============================  =================================================
 
 Sub-modules are imported explicitly (``from seqlearn.scan import linear_scan``) so that
