@@ -30,7 +30,7 @@ test: test-package test-notebooks test-assignments book test-browser
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
 	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py \
-	  tests/test_erratum_quotes.py -q
+	  tests/test_erratum_quotes.py tests/test_chapter_shape.py tests/test_citations.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
@@ -56,19 +56,29 @@ browser-deps:
 # autograder version of every master notebook, in _build/assignments/NAME/{student,autograder}.
 # otter assign also grades each solution notebook with all its tests (OTTER_ASSIGN=--no-run-tests
 # only generates).
+# The grading plugin (tools/grading: sandboxed, tamper-proof grading) is installed into .venv
+# in editable mode; otter assign and otter run load it from there.
 .PHONY: assignments test-assignments
 ASSIGNMENTS := $(patsubst assignments/%.ipynb,_build/assignments/%,$(wildcard assignments/*.ipynb))
 OTTER_ASSIGN ?=
+GRADING := $(VENV)/.grading-installed
 
 assignments: $(ASSIGNMENTS)
 
-_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt $(STAMP)
+$(GRADING): tools/grading/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	  --no-build-isolation -e tools/grading
+	@touch $@
+
+_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt \
+                      $(wildcard tools/grading/seqlearn_grading/*.py) $(GRADING)
 	rm -rf $@
 	$(BIN)/otter assign $(OTTER_ASSIGN) $< $@ || { rm -rf $@; exit 1; }
 
-# Every assignment generated, its solutions graded with full marks and its untouched student
-# version with zero (otter run, no Docker), the student version run top to bottom
-test-assignments: $(STAMP)
+# Every assignment generated, a gallery of submissions (correct, buggy, tampering, crashing)
+# graded with otter run (no Docker), each question scoring what it deserves, the student
+# version run top to bottom, and a folder graded with tools/grade_folder.py
+test-assignments: $(GRADING)
 	$(BIN)/python -m pytest tests/assignments -q
 
 # Mutation testing (tools/mutation.py; not in `make test`: about four hours on 2 cores with the

@@ -1,14 +1,19 @@
 """Open every chapter in JupyterLab with jupyterlab-myst, as a reader on Binder would.
 
 Each rendered chapter must have: every Markdown cell rendered, no maths error (jupyterlab-myst
-typesets with KaTeX), no MyST markup shown as text, and every solution folded.
+typesets with KaTeX), no MyST markup shown as text, no citation shown as a bare BibTeX key
+(citations are author-year links to the references page), and every solution folded.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from layout import RAW_MARKUP, chapter_notebooks, markdown_of
+from layout import RAW_MARKUP, ROOT, chapter_notebooks, markdown_of
+
+BIB_KEYS = re.findall(r"^@\w+\{([^,\s]+),", (ROOT / "references.bib").read_text(), re.MULTILINE)
 
 CHAPTERS = chapter_notebooks()
 
@@ -57,6 +62,8 @@ def test_chapter_reads_in_jupyterlab(browser, lab_url, path):
     assert report["katex"] > 0, f"{path.stem}: no equation was typeset"
     raw = [m for m in RAW_MARKUP if m in report["text"]]
     assert raw == [], f"{path.stem}: MyST markup shown as text in JupyterLab: {raw}"
+    bare = [k for k in BIB_KEYS if re.search(rf"\b{k}\b", report["text"])]
+    assert bare == [], f"{path.stem}: citations shown as bare keys in JupyterLab: {bare}"
     solutions = sum(m.count("<details>") for m in markdown)
     assert report["details"] == solutions > 0, (
         f"{path.stem}: {report['details']} folded blocks rendered, {solutions} in the source")
