@@ -40,7 +40,7 @@ return {
 """
 
 
-def wait_until_rendered(browser, expected: int, seconds: float = 60.0) -> None:
+def wait_until_rendered(browser, expected: int, seconds: float = 120.0) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     def done(driver):
