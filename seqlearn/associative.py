@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from seqlearn.attention import masked_softmax
+from seqlearn.scores import _compute_dtype
 from seqlearn.validate import check_real, check_same_dtype, check_shape, check_tensor
 
 
@@ -45,17 +46,20 @@ def soft_lookup(x: Tensor, keys: Tensor, values: Tensor, *, temperature: float =
                 mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
     r"""Soft key-value read: ``s = sum_i softmax(k_i^T x / temperature)_i v_i``.
 
-    x (..., d), keys (..., N, d), values (..., N, dv), mask (..., N) bool (True = a slot that
-    may be read) -> (s (..., dv), c (..., N)). A memory with no readable slot gives ``c = 0``
-    and ``s = 0``.
+    x (..., d), keys (..., N, d), values (..., N, dv), mask (..., N) bool (True = a slot
+    that may be read) -> (s (..., dv), c (..., N)). A memory with no readable slot gives
+    ``c = 0`` and ``s = 0``. float16 and bfloat16 are computed in float32 and rounded
+    once.
     """
     _check_memory(x, keys, values, mask)
     temperature = check_real(temperature, "temperature", positive=True)
+    dtype, work = x.dtype, _compute_dtype(x.dtype)
+    x, keys, values = x.to(work), keys.to(work), values.to(work)
     alpha = (keys @ x[..., None])[..., 0] / temperature  # (..., N)   eq-mem-score
     c = masked_softmax(alpha[..., None, :],  # (..., N)   eq-mem-weights
                        None if mask is None else mask[..., None, :])[..., 0, :]
     s = (c[..., None, :] @ values)[..., 0, :]  # (..., dv)   eq-mem-read
-    return s, c
+    return s.to(dtype), c.to(dtype)
 
 
 def hard_lookup(x: Tensor, keys: Tensor, values: Tensor, *,
@@ -63,14 +67,24 @@ def hard_lookup(x: Tensor, keys: Tensor, values: Tensor, *,
     r"""The limit of :func:`soft_lookup` as the temperature goes to 0.
 
     ``c_i = 1 / |M|`` for ``i`` in ``M = argmax_i k_i^T x`` (the readable slots with the
-    largest score) and 0 elsewhere; ``s = sum_i c_i v_i`` (the value of the best key when it
-    is unique). Same shapes as :func:`soft_lookup`; no slot readable gives ``c = 0``, ``s = 0``.
+    largest score) and 0 elsewhere; ``s = sum_i c_i v_i`` (the value of the best key
+    when it is unique). Same shapes as :func:`soft_lookup`; no slot readable gives
+    ``c = 0``, ``s = 0``. A score of ``+inf`` is a largest score; a NaN score (a NaN in
+    ``x`` or a key) makes the row's ``c`` and ``s`` NaN. float16 and bfloat16 scores are
+    computed in float32, so a product beyond their range cannot overflow.
     """
     _check_memory(x, keys, values, mask)
+    dtype, work = x.dtype, _compute_dtype(x.dtype)
+    x, keys, values = x.to(work), keys.to(work), values.to(work)
     alpha = (keys @ x[..., None])[..., 0]  # (..., N)
     if mask is not None:
         alpha = alpha.masked_fill(~mask, float("-inf"))
-    best = (alpha == alpha.amax(-1, keepdim=True)) & torch.isfinite(alpha)  # (..., N)
-    c = best.to(x.dtype) / best.sum(-1, keepdim=True).clamp(min=1).to(x.dtype)  # (..., N)
+    # (..., 1): the largest score; with N = 0 slots an empty sum, 0, as no slot is read
+    top = (alpha.amax(-1, keepdim=True) if alpha.shape[-1]
+           else alpha.sum(-1, keepdim=True))
+    # (..., N): the readable argmax slots
+    best = (alpha == top) & (alpha > float("-inf"))
+    c = best.to(work) / best.sum(-1, keepdim=True).clamp(min=1).to(work)  # (..., N)
+    c = c.masked_fill(top.isnan(), float("nan"))  # a NaN score has no argmax
     s = (c[..., None, :] @ values)[..., 0, :]  # (..., dv)
-    return s, c
+    return s.to(dtype), c.to(dtype)

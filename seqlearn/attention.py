@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from seqlearn.scores import scaled_dot_score
+from seqlearn.scores import _compute_dtype, check_query_key, scaled_dot_score
 from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
 
 
@@ -85,29 +85,35 @@ def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
     .. math::  \alpha_{t,i} = \frac{m_{t,i} e^{e_{t,i}}}{\sum_j m_{t,j} e^{e_{t,j}}}
                \quad (\alpha_{t,\cdot} = 0 \text{ if no } m_{t,j} \text{ is True})
 
-    scores (..., Tq, Tk), mask bool broadcastable to it (True = allowed) -> weights (..., Tq, Tk).
-    Masked entries get ``-inf`` before the softmax, so they weigh exactly 0 and receive zero
-    gradient; an empty row is first set to a constant (so softmax sees no ``-inf - (-inf)``)
-    and then zeroed, which keeps both the output and its gradient finite.
+    scores (..., Tq, Tk), mask bool broadcastable to it (True = allowed) -> weights
+    (..., Tq, Tk). Masked entries get ``-inf`` before the softmax, so they weigh exactly
+    0 and receive zero gradient; an empty row is first set to a constant (so softmax
+    sees no ``-inf - (-inf)``) and then zeroed, which keeps both the output and its
+    gradient finite. float16 and bfloat16 scores are exponentiated and summed in
+    float32, then rounded once.
     """
     check_tensor(scores, "scores")
     check_shape(scores, "scores", "... Tq Tk")
+    work = _compute_dtype(scores.dtype)
     if mask is None:
-        return torch.softmax(scores, dim=-1)
+        return torch.softmax(scores.to(work), dim=-1).to(scores.dtype)
     _check_mask(mask, scores.shape)
     empty = ~mask.any(dim=-1, keepdim=True)  # (..., Tq, 1): rows with no allowed key
-    scores = scores.masked_fill(~mask, float("-inf")).masked_fill(empty, 0.0)
-    return torch.softmax(scores, dim=-1).masked_fill(empty, 0.0)
+    scores = scores.to(work).masked_fill(~mask, float("-inf")).masked_fill(empty, 0.0)
+    return torch.softmax(scores, dim=-1).masked_fill(empty, 0.0).to(scores.dtype)
 
 
 def attend(scores: Tensor, v: Tensor, *, mask: Tensor | None = None,
            causal: bool = False) -> tuple[Tensor, Tensor]:
     """Turn any score matrix into attention weights and average the values with them.
 
-    ``o_t = sum_i alpha_{t,i} v_i`` with ``alpha = masked_softmax(scores, mask & causal_mask)``.
-    scores (..., Tq, Tk), v (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk)).
-    ``causal=True`` intersects ``mask`` with :func:`causal_mask` ``(Tq, Tk)``.
+    ``o_t = sum_i alpha_{t,i} v_i`` with
+    ``alpha = masked_softmax(scores, mask & causal_mask)``. scores (..., Tq, Tk), v
+    (..., Tk, dv) -> (out (..., Tq, dv), weights (..., Tq, Tk)). ``causal=True``
+    intersects ``mask`` with :func:`causal_mask` ``(Tq, Tk)``. float16 and bfloat16 are
+    computed in float32 and rounded once, as in :func:`attention`.
     """
+    check_tensor(scores, "scores")
     check_tensor(v, "v")
     check_same_dtype("scores", scores, "v", v)
     dims: dict = {}
@@ -119,12 +125,15 @@ def attend(scores: Tensor, v: Tensor, *, mask: Tensor | None = None,
     if causal:
         tri = causal_mask(dims["Tq"], dims["Tk"], device=scores.device)  # (Tq, Tk)
         mask = tri if mask is None else mask & tri
-    weights = masked_softmax(scores, mask)  # (..., Tq, Tk)
-    return weights @ v, weights  # (..., Tq, dv), (..., Tq, Tk)
+    work = _compute_dtype(scores.dtype)
+    weights = masked_softmax(scores.to(work), mask)  # (..., Tq, Tk)
+    out = weights @ v.to(work)  # (..., Tq, dv)
+    return out.to(v.dtype), weights.to(scores.dtype)
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, *, mask: Tensor | None = None,
-              causal: bool = False, scale: float | None = None) -> tuple[Tensor, Tensor]:
+              causal: bool = False,
+              scale: float | None = None) -> tuple[Tensor, Tensor]:
     r"""Scaled dot-product attention, ``softmax(s Q K^T + log M) V`` row by row.
 
     .. math::
@@ -136,13 +145,20 @@ def attention(q: Tensor, k: Tensor, v: Tensor, *, mask: Tensor | None = None,
     q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) with equal leading dimensions
     -> (out (..., Tq, dv), weights (..., Tq, Tk)).
 
-    ``mask``: bool, True = may attend, broadcastable to ``(..., Tq, Tk)`` (a ``(Tq, Tk)``
-    pattern, or ``(B, 1, Tk)`` key padding for 3-D inputs). ``causal=True`` also requires
-    ``i <= t + (Tk - Tq)`` (see :func:`causal_mask`). ``scale`` replaces ``s``. A query with
-    no allowed key gets weights 0 and output 0.
+    ``mask``: bool, True = may attend, broadcastable to ``(..., Tq, Tk)`` (a
+    ``(Tq, Tk)`` pattern, or ``(B, 1, Tk)`` key padding for 3-D inputs). ``causal=True``
+    also requires ``i <= t + (Tk - Tq)`` (see :func:`causal_mask`). ``scale`` replaces
+    ``s``. A query with no allowed key gets weights 0 and output 0. float16 and bfloat16
+    inputs are computed in float32 (scores, softmax and weighted sum) and rounded once,
+    as ``torch.nn.functional.scaled_dot_product_attention`` does.
     """
-    scores = scaled_dot_score(q, k, scale)  # (..., Tq, Tk)
-    return attend(scores, v, mask=mask, causal=causal)
+    check_query_key(q, k, same_dim=True)
+    check_tensor(v, "v")
+    check_same_dtype("q", q, "v", v)
+    work = _compute_dtype(q.dtype)  # float32 for float16 and bfloat16
+    scores = scaled_dot_score(q.to(work), k.to(work), scale)  # (..., Tq, Tk)
+    out, weights = attend(scores, v.to(work), mask=mask, causal=causal)
+    return out.to(v.dtype), weights.to(q.dtype)
 
 
 class MultiHeadAttention(nn.Module):

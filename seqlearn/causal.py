@@ -29,7 +29,8 @@ from torch import Tensor, nn
 from seqlearn.attention import attention
 from seqlearn.scores import default_scale
 from seqlearn.transformer import sinusoidal_positional_encoding
-from seqlearn.validate import check_bool, check_real, check_tensor, check_int, check_same_dtype, check_shape
+from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real,
+                               check_same_dtype, check_shape, check_tensor)
 
 
 def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
@@ -150,11 +151,13 @@ class MultiHeadCausalAttention(nn.Module):
 def add_positions(fx: Tensor) -> Tensor:
     """Step 4: give attention a sense of order, ``f(x_t) + PE_t``.
 
-    Attention treats its keys as a set: permuting the inputs permutes the outputs (apart from
-    the causal mask, which only says who came first, not how far back). Adding the sinusoidal
-    encoding :func:`seqlearn.transformer.sinusoidal_positional_encoding` makes the scores depend
-    on positions. fx (B, T, D) -> (B, T, D).
+    Attention treats its keys as a set: permuting the inputs permutes the outputs (apart
+    from the causal mask, which only says who came first, not how far back). Adding the
+    sinusoidal encoding :func:`seqlearn.transformer.sinusoidal_positional_encoding`
+    makes the scores depend on positions. fx (B, T, D) -> (B, T, D).
     """
     _check_features(fx)
+    check_nonempty(fx, "fx", "B T D", "D")  # a position needs at least one feature
     T, D = fx.shape[-2:]
-    return fx + sinusoidal_positional_encoding(T, D, dtype=fx.dtype, device=fx.device)  # (B, T, D)
+    # (B, T, D)
+    return fx + sinusoidal_positional_encoding(T, D, dtype=fx.dtype, device=fx.device)

@@ -63,9 +63,14 @@ def jacobian_pattern(fn: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
 
 
 def _check_pattern(p: Tensor, name: str, T: int | None = None) -> int:
+    """A ``(T, T)`` bool dependency pattern over ``T >= 1`` positions; returns ``T``."""
     if not isinstance(p, Tensor) or p.dtype != torch.bool:
-        raise TypeError(f"{name} must be a bool tensor, got {getattr(p, 'dtype', type(p).__name__)}")
-    return check_shape(p, name, "T T", sizes=None if T is None else {"T": T})["T"]
+        raise TypeError(f"{name} must be a bool tensor, got "
+                        f"{getattr(p, 'dtype', type(p).__name__)}")
+    T = check_shape(p, name, "T T", sizes=None if T is None else {"T": T})["T"]
+    if T == 0:
+        raise ValueError(f"{name} must relate T >= 1 positions, got shape (0, 0)")
+    return T
 
 
 def _through(pattern: Tensor, dist: Tensor) -> Tensor:
@@ -207,13 +212,23 @@ def op_input_elements(fn: Callable[..., object], *args: object) -> dict[str, int
     return counter.counts
 
 
+def _as_reals(values: object, name: str) -> Tensor:
+    """``values`` as a float64 tensor; ``TypeError`` naming ``name`` when they are not
+    numbers."""
+    try:
+        return torch.as_tensor(values, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise TypeError(f"{name} must be a sequence of numbers, got "
+                        f"{values!r}") from error
+
+
 def loglog_slope(n: Sequence[float], cost: Sequence[float]) -> float:
-    r"""Exponent ``p`` of ``cost = c n^p``: least-squares slope of ``log cost`` against ``log n``."""
-    x = torch.as_tensor(n, dtype=torch.float64)
-    y = torch.as_tensor(cost, dtype=torch.float64)
+    r"""Exponent ``p`` of ``cost = c n^p``: least-squares slope of ``log cost`` against
+    ``log n``."""
+    x, y = (_as_reals(v, name) for v, name in ((n, "n"), (cost, "cost")))
     if x.dim() != 1 or x.shape != y.shape or len(x) < 2:
-        raise ValueError(f"n and cost must be two sequences of one length >= 2, got shapes "
-                         f"{tuple(x.shape)} and {tuple(y.shape)}")
+        raise ValueError("n and cost must be two sequences of one length >= 2, got "
+                         f"shapes {tuple(x.shape)} and {tuple(y.shape)}")
     if not bool(((x > 0) & (y > 0) & x.isfinite() & y.isfinite()).all()):
         raise ValueError("n and cost must be positive and finite")
     if len(set(x.tolist())) < 2:
@@ -245,14 +260,19 @@ def saved_tensor_bytes(fn: Callable[..., object], *args: object) -> int:
 
 def fastest_times(fns: dict[str, Callable[[object], object]], inputs: Sequence[object],
                   repeats: int = 3) -> dict[tuple[str, int], float]:
-    """Fastest of ``repeats`` calls of ``fns[name](inputs[i])``, keyed by ``(name, i)`` (seconds).
+    """Fastest of ``repeats`` calls of ``fns[name](inputs[i])``, keyed by ``(name, i)``
+    (seconds).
 
-    One warm-up round first; then every function runs on every input once per round, so that
-    a burst of load from other processes on a shared machine falls on all measurements of a
-    round instead of on all repeats of one of them. The minimum is the least disturbed call.
+    One warm-up round first; then every function runs on every input once per round, so
+    that a burst of load from other processes on a shared machine falls on all
+    measurements of a round instead of on all repeats of one of them. The minimum is the
+    least disturbed call.
     """
     if not isinstance(fns, dict) or not all(callable(f) for f in fns.values()):
         raise TypeError("fns must be a dict of callables")
+    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
+        raise TypeError(f"inputs must be a sequence of inputs, got "
+                        f"{type(inputs).__name__}")
     check_int(repeats, "repeats")
     times: dict[tuple[str, int], list[float]] = {(name, i): [] for name in fns
                                                  for i in range(len(inputs))}

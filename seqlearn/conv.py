@@ -27,8 +27,8 @@ from typing import Callable
 
 import torch
 
-from seqlearn.validate import (check_int, check_nonempty, check_real, check_same_dtype,
-                               check_shape, check_tensor)
+from seqlearn.validate import (check_float_dtype, check_int, check_nonempty, check_real,
+                               check_same_dtype, check_shape, check_tensor)
 
 
 def _check_sequence(x: torch.Tensor, name: str = "x") -> dict[str, int]:
@@ -42,11 +42,18 @@ def output_length(length: int, kernel_size: int, stride: int = 1, padding: int =
                   dilation: int = 1) -> int:
     """Number of positions a window visits (eq-conv-length).
 
-    ``T_out = floor((l + 2a - d (k - 1) - 1) / s) + 1`` with ``l = length``, ``a = padding``,
-    ``k = kernel_size``, ``s = stride``, ``d = dilation``. Raises ``ValueError`` when the window
-    does not fit even once into the padded sequence.
+    ``T_out = floor((l + 2a - d (k - 1) - 1) / s) + 1`` with ``l = length``,
+    ``a = padding``, ``k = kernel_size``, ``s = stride``, ``d = dilation``. Raises
+    ``ValueError`` when the window does not fit even once into the padded sequence.
     """
     check_int(length, "length", 1)
+    return _output_length(length, kernel_size, stride, padding, dilation,
+                          "the sequence")
+
+
+def _output_length(length: int, kernel_size: int, stride: int, padding: int,
+                   dilation: int, what: str) -> int:
+    """:func:`output_length`; ``what`` names the sequence in the error (``"x"``)."""
     check_int(kernel_size, "kernel_size", 1)
     check_int(stride, "stride", 1)
     check_int(padding, "padding", 0)
@@ -54,8 +61,9 @@ def output_length(length: int, kernel_size: int, stride: int = 1, padding: int =
     span = dilation * (kernel_size - 1) + 1  # samples covered by one window
     padded = length + 2 * padding  # the CMU 11-785 notes' "l + 2a"
     if span > padded:
-        raise ValueError(f"a window spanning {span} samples does not fit into the padded "
-                         f"length {padded} (length {length} + 2 * padding {padding})")
+        raise ValueError(f"{what} is too short: a window spanning {span} samples does "
+                         f"not fit into the padded length {padded} (length {length} + "
+                         f"2 * padding {padding})")
     return (padded - span) // stride + 1
 
 
@@ -77,14 +85,19 @@ def pad1d(x: torch.Tensor, left: int, right: int, value: float = 0.0) -> torch.T
 
 def unfold1d(x: torch.Tensor, kernel_size: int, stride: int = 1, padding: int = 0,
              dilation: int = 1, pad_value: float = 0.0) -> torch.Tensor:
-    """Cut the sequence into the windows a kernel sees (eq-conv-general): ``(B, C, T) -> (B, C, T_out, k)``.
+    """Cut the sequence into the windows a kernel sees (eq-conv-general):
+    ``(B, C, T) -> (B, C, T_out, k)``.
 
     ``windows[b, c, t, j] = x_pad[b, c, t * s + j * d]``, where ``x_pad`` is ``x`` with
-    ``padding`` copies of ``pad_value`` at both ends (the CMU 11-785 notes' ``l -> l + 2a``).
+    ``padding`` copies of ``pad_value`` at both ends (the CMU 11-785 notes'
+    ``l -> l + 2a``).
     """
-    dims = _check_sequence(x)
-    t_out = output_length(dims["T"], kernel_size, stride, padding, dilation)
-    x_pad = x if padding == 0 else pad1d(x, padding, padding, pad_value)  # (B, C, T + 2a)
+    dims = check_nonempty(x, "x", "B C T", "T")
+    check_tensor(x, "x")
+    check_real(pad_value, "pad_value", finite=False)
+    t_out = _output_length(dims["T"], kernel_size, stride, padding, dilation, "x")
+    # (B, C, T + 2a)
+    x_pad = x if padding == 0 else pad1d(x, padding, padding, pad_value)
     starts = torch.arange(t_out) * stride  # (T_out,)  first sample of each window
     taps = torch.arange(kernel_size) * dilation  # (k,)  offsets inside a window
     index = starts[:, None] + taps[None, :]  # (T_out, k)
@@ -93,16 +106,22 @@ def unfold1d(x: torch.Tensor, kernel_size: int, stride: int = 1, padding: int = 
 
 def conv1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
            stride: int = 1, padding: int = 0, dilation: int = 1) -> torch.Tensor:
-    """1-D convolution (cross-correlation, as in every deep-learning library) (eq-conv-def, eq-conv-general).
+    """1-D convolution (cross-correlation, as in every deep-learning library)
+    (eq-conv-def, eq-conv-general).
 
-    One small linear network, the kernel ``weight (C_out, C_in, k)``, is applied to every window::
+    One small linear network, the kernel ``weight (C_out, C_in, k)``, is applied to
+    every
+    window::
 
         y[b, o, t] = bias[o] + sum_c sum_j weight[o, c, j] * x_pad[b, c, t * s + j * d]
 
-    Shapes: ``x (B, C_in, T) -> y (B, C_out, T_out)`` with ``T_out`` from :func:`output_length`.
-    The number of parameters, ``C_out * C_in * k (+ C_out)``, does not depend on ``T``.
+    Shapes: ``x (B, C_in, T) -> y (B, C_out, T_out)`` with ``T_out`` from
+    :func:`output_length`. The number of parameters, ``C_out * C_in * k (+ C_out)``,
+    does not depend on ``T``.
     """
     dims = _check_sequence(x)
+    check_tensor(weight, "weight")
+    check_nonempty(weight, "weight", "C_out C_in k", "k")
     check_shape(weight, "weight", "C_out C_in k", sizes={"C_in": dims["C"]})
     check_same_dtype("x", x, "weight", weight)
     kernel_size = weight.shape[-1]
@@ -129,23 +148,29 @@ def insert_zeros(x: torch.Tensor, factor: int) -> torch.Tensor:
     return z
 
 
-def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
-                     stride: int = 1, padding: int = 0, output_padding: int = 0,
+def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor,
+                     bias: torch.Tensor | None = None, stride: int = 1,
+                     padding: int = 0, output_padding: int = 0,
                      dilation: int = 1) -> torch.Tensor:
-    """Transposed convolution = zero insertion + convolution with the flipped kernel (eq-conv-transpose).
+    """Transposed convolution = zero insertion + convolution with the flipped kernel
+    (eq-conv-transpose).
 
     ``weight`` has torch's transposed layout ``(C_in, C_out, k)``. The steps:
 
     1. insert ``s - 1`` zeros between input samples (:func:`insert_zeros`);
-    2. pad ``d (k - 1)`` zeros on the left and ``d (k - 1) + output_padding`` on the right;
-    3. convolve (stride 1) with the kernel flipped in time and with in/out channels swapped;
+    2. pad ``d (k - 1)`` zeros on the left and ``d (k - 1) + output_padding`` on the
+       right;
+    3. convolve (stride 1) with the kernel flipped in time and with in/out channels
+       swapped;
     4. drop ``padding`` samples at the start and keep
        ``T_out = (T - 1) s - 2 a + d (k - 1) + output_padding + 1`` samples.
 
-    It is the adjoint of :func:`conv1d` with the same ``stride``, ``padding``, ``dilation``:
-    ``<conv1d(u, W), v> = <u, conv_transpose1d(v, W)>``.
+    It is the adjoint of :func:`conv1d` with the same ``stride``, ``padding``,
+    ``dilation``: ``<conv1d(u, W), v> = <u, conv_transpose1d(v, W)>``.
     """
     dims = _check_sequence(x)
+    check_tensor(weight, "weight")
+    check_nonempty(weight, "weight", "C_in C_out k", "k")
     check_shape(weight, "weight", "C_in C_out k", sizes={"C_in": dims["C"]})
     check_same_dtype("x", x, "weight", weight)
     check_int(stride, "stride", 1)
@@ -153,8 +178,8 @@ def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
     check_int(dilation, "dilation", 1)
     check_int(output_padding, "output_padding", 0)
     if output_padding >= max(stride, dilation):
-        raise ValueError(f"output_padding must be smaller than stride ({stride}) or dilation "
-                         f"({dilation}), got {output_padding}")
+        raise ValueError(f"output_padding must be smaller than stride ({stride}) or "
+                         f"dilation ({dilation}), got {output_padding}")
     kernel_size = weight.shape[-1]
     reach = dilation * (kernel_size - 1)
     t_out = (dims["T"] - 1) * stride - 2 * padding + reach + output_padding + 1
@@ -163,7 +188,8 @@ def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
     z = insert_zeros(x, stride)  # (B, C_in, (T - 1) s + 1)
     z = pad1d(z, reach, reach + output_padding)  # full padding: every overlap counts
     flipped = weight.flip(-1).transpose(0, 1)  # (C_out, C_in, k)
-    y = conv1d(z, flipped, dilation=dilation)  # (B, C_out, (T - 1) s + reach + 1 + output_padding)
+    # (B, C_out, (T - 1) s + reach + 1 + output_padding)
+    y = conv1d(z, flipped, dilation=dilation)
     y = y[:, :, padding:padding + t_out]  # (B, C_out, T_out)
     if bias is not None:
         check_shape(bias, "bias", "C_out", sizes={"C_out": weight.shape[1]})
@@ -229,10 +255,13 @@ def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: int,
     return windows.abs().pow(norm_type).sum(dim=-1).pow(1.0 / norm_type)  # (B, C, T_out)
 
 
-def impulse(length: int, at: int = 0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """The unit impulse ``delta[t] = 1 if t == at else 0`` as a ``(1, 1, length)`` sequence."""
+def impulse(length: int, at: int = 0,
+            dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """The unit impulse ``delta[t] = 1 if t == at else 0`` as a ``(1, 1, length)``
+    sequence."""
     check_int(length, "length", 1)
     check_int(at, "at", 0)
+    check_float_dtype(dtype, "dtype")
     if at >= length:
         raise ValueError(f"at must be < length ({length}), got {at}")
     delta = torch.zeros(1, 1, length, dtype=dtype)
@@ -253,15 +282,17 @@ def impulse_response(system: Callable[[torch.Tensor], torch.Tensor], length: int
     return y[0, 0]
 
 
-def causal_conv1d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
-                  dilation: int = 1) -> torch.Tensor:
-    """Convolution that sees only the present and the past: ``(B, C_in, T) -> (B, C_out, T)``.
+def causal_conv1d(x: torch.Tensor, weight: torch.Tensor,
+                  bias: torch.Tensor | None = None, dilation: int = 1) -> torch.Tensor:
+    """Convolution that sees only the present and the past:
+    ``(B, C_in, T) -> (B, C_out, T)``.
 
     Pads ``d (k - 1)`` zeros on the left only, so that ``y[t]`` depends on
     ``x[t - d (k - 1)], ..., x[t]``: a finite response of length ``d (k - 1) + 1``.
     """
     _check_sequence(x)
-    check_shape(weight, "weight", "C_out C_in k")
+    check_tensor(weight, "weight")
+    check_nonempty(weight, "weight", "C_out C_in k", "k")
     check_int(dilation, "dilation", 1)
     reach = dilation * (weight.shape[-1] - 1)
     return conv1d(pad1d(x, reach, 0), weight, bias, dilation=dilation)

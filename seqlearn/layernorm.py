@@ -19,47 +19,63 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from seqlearn.validate import check_real, check_same_dtype, check_shape, check_tensor, check_int
+from seqlearn.validate import (check_bool, check_int, check_real, check_same_dtype,
+                               check_shape, check_tensor)
 
 
 class LayerNorm(nn.Module):
-    """``LayerNorm(d, eps=1e-5)``: eq-tf-layernorm over the last axis, with learned gain and bias.
+    """``LayerNorm(d, eps=1e-5)``: eq-tf-layernorm over the last axis, with learned gain
+    and bias.
 
-    ``forward(x (..., d)) -> (..., d)``. ``weight`` is ``gamma`` (ones at first), ``bias`` is
-    ``beta`` (zeros), as in ``torch.nn.LayerNorm(d, eps)``.
+    ``forward(x (..., d)) -> (..., d)``. ``weight`` is ``gamma`` (ones at first),
+    ``bias`` is ``beta`` (zeros), as in ``torch.nn.LayerNorm(d, eps)``. As there,
+    ``elementwise_affine=False`` drops both (``weight`` and ``bias`` are None, and any
+    floating dtype is normalised) and ``bias=False`` drops ``beta``.
     """
 
-    def __init__(self, d: int, eps: float = 1e-5) -> None:
+    def __init__(self, d: int, eps: float = 1e-5, *, elementwise_affine: bool = True,
+                 bias: bool = True) -> None:
         super().__init__()
         self.d = check_int(d, "d")
         self.eps = check_real(eps, "eps", positive=True)
-        self.weight = nn.Parameter(torch.ones(d))  # gamma: (d,)
-        self.bias = nn.Parameter(torch.zeros(d))  # beta: (d,)
+        affine = check_bool(elementwise_affine, "elementwise_affine")
+        with_bias = check_bool(bias, "bias") and affine
+        self.weight = nn.Parameter(torch.ones(d)) if affine else None  # gamma: (d,)
+        self.bias = nn.Parameter(torch.zeros(d)) if with_bias else None  # beta: (d,)
 
     def forward(self, x: Tensor) -> Tensor:
         check_tensor(x, "x")
-        check_same_dtype("x", x, "the module's parameters", self.weight)
+        if self.weight is not None:  # gamma fixes the dtype; without it any float goes
+            check_same_dtype("x", x, "the module's parameters", self.weight)
         check_shape(x, "x", "... d", sizes={"d": self.d})
-        var, mu = torch.var_mean(x, dim=-1, correction=0, keepdim=True)  # (..., 1) each
-        return (x - mu) * torch.rsqrt(var + self.eps) * self.weight + self.bias  # (..., d)
+        mu = x.mean(dim=-1, keepdim=True)  # (..., 1)
+        # (..., 1): divided by d, as torch
+        var = (x - mu).pow(2).mean(dim=-1, keepdim=True)
+        y = (x - mu) * torch.rsqrt(var + self.eps)  # (..., d)
+        if self.weight is not None:
+            y = y * self.weight
+        return y if self.bias is None else y + self.bias  # (..., d)
 
     def extra_repr(self) -> str:
-        return f"{self.d}, eps={self.eps:g}"
+        dropped = (", elementwise_affine=False" if self.weight is None
+                   else ", bias=False" if self.bias is None else "")
+        return f"{self.d}, eps={self.eps:g}{dropped}"
 
     @classmethod
     def from_torch(cls, m: nn.LayerNorm) -> LayerNorm:
-        """A copy of ``torch.nn.LayerNorm(d, eps)`` (a missing gain or bias becomes 1 or 0)."""
+        """A copy of ``torch.nn.LayerNorm(d, eps, elementwise_affine, bias)``: equal
+        outputs, the same parameters (or none), their dtype and device."""
         if not isinstance(m, nn.LayerNorm):
             raise TypeError(f"m must be a torch.nn.LayerNorm, got {type(m).__name__}")
         if len(m.normalized_shape) != 1:
-            raise ValueError("m must normalise over one (the last) axis, got normalized_shape "
-                             f"{tuple(m.normalized_shape)}")
-        new = cls(m.normalized_shape[0], m.eps)
-        like = m.weight if m.weight is not None else torch.empty(0)
-        new = new.to(device=like.device, dtype=like.dtype)
-        with torch.no_grad():
-            if m.weight is not None:
+            raise ValueError("m must normalise over one (the last) axis, got "
+                             f"normalized_shape {tuple(m.normalized_shape)}")
+        new = cls(m.normalized_shape[0], m.eps, elementwise_affine=m.weight is not None,
+                  bias=m.bias is not None)
+        if m.weight is not None:
+            new = new.to(device=m.weight.device, dtype=m.weight.dtype)
+            with torch.no_grad():
                 new.weight.copy_(m.weight)
-            if m.bias is not None:
-                new.bias.copy_(m.bias)
+                if m.bias is not None:
+                    new.bias.copy_(m.bias)
         return new

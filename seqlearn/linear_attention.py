@@ -31,7 +31,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from seqlearn.scan import linear_scan
+from seqlearn.scan import _linear_scan
 from seqlearn.validate import check_same_dtype, check_shape, check_tensor
 
 
@@ -99,14 +99,16 @@ def masked_linear_attention(q: Tensor, k: Tensor, v: Tensor,
     return weights @ v, weights  # (..., T, dv), (..., T, T)
 
 
-def recurrent_linear_attention(q: Tensor, k: Tensor, v: Tensor, log_decay: Tensor | None = None,
+def recurrent_linear_attention(q: Tensor, k: Tensor, v: Tensor,
+                               log_decay: Tensor | None = None,
                                method: str = "sequential") -> Tensor:
-    r"""Recurrent form ``eq-g2a-linear-state``: ``S_t = a_t S_{t-1} + k_t v_t^T``, ``o_t = S_t^T q_t``.
+    r"""Recurrent form ``eq-g2a-linear-state``: ``S_t = a_t S_{t-1} + k_t v_t^T``,
+    ``o_t = S_t^T q_t``.
 
-    The state ``S_t (dk, dv)`` has a fixed size: no cache grows with ``t``. The recurrence is the
-    linear scan of :func:`seqlearn.scan.linear_scan` over the ``dk * dv`` entries of ``S``
-    (``method`` as there). Same arguments as :func:`masked_linear_attention`; returns
-    ``o (..., T, dv)``. Time ``O(T)``.
+    The state ``S_t (dk, dv)`` has a fixed size: no cache grows with ``t``. The
+    recurrence is the linear scan of :func:`seqlearn.scan.linear_scan` over the
+    ``dk * dv`` entries of ``S`` (``method`` as there). Same arguments as
+    :func:`masked_linear_attention`; returns ``o (..., T, dv)``. Time ``O(T)``.
     """
     dims = _check_qkv(q, k, v, log_decay)
     dk, dv = dims["dk"], dims["dv"]
@@ -114,8 +116,11 @@ def recurrent_linear_attention(q: Tensor, k: Tensor, v: Tensor, log_decay: Tenso
     if log_decay is None:
         a = torch.ones_like(kv)
     else:
-        a = log_decay.exp().unsqueeze(-1).expand_as(kv).contiguous()  # (..., T, dk * dv)
-    S = linear_scan(a, kv, method=method).unflatten(-1, (dk, dv))  # (..., T, dk, dv)
+        # (..., T, dk * dv)
+        a = log_decay.exp().unsqueeze(-1).expand_as(kv).contiguous()
+    names = ("exp(log_decay)", "k_t v_t^T (from k and v)", "h0")
+    S = _linear_scan(a, kv, None, method, None, names)  # (..., T, dk * dv)
+    S = S.unflatten(-1, (dk, dv))  # (..., T, dk, dv)
     return torch.einsum("...td,...tde->...te", q, S)  # (..., T, dv): S_t^T q_t
 
 

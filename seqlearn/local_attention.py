@@ -20,8 +20,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from seqlearn.scores import check_query_key, default_scale
-from seqlearn.validate import check_bool, check_int, check_real, check_same_dtype, check_shape, check_tensor
+from seqlearn.scores import _compute_dtype, _scale_for, check_query_key
+from seqlearn.validate import (check_bool, check_int, check_same_dtype, check_shape,
+                               check_tensor)
 
 
 def band_mask(T: int, radius: int, *, causal: bool = False,
@@ -34,13 +35,16 @@ def band_mask(T: int, radius: int, *, causal: bool = False,
     return (lag >= 0) & (lag <= radius) if causal else lag.abs() <= radius
 
 
-def restricted_attention(q: Tensor, k: Tensor, v: Tensor, radius: int, *, causal: bool = False,
-                         scale: float | None = None) -> Tensor:
-    """Self-attention restricted to ``radius`` neighbours per side, in ``O(T * radius * d)``.
+def restricted_attention(q: Tensor, k: Tensor, v: Tensor, radius: int, *,
+                         causal: bool = False, scale: float | None = None) -> Tensor:
+    """Self-attention restricted to ``radius`` neighbours per side, in
+    ``O(T * radius * d)``.
 
     q (..., T, d), k (..., T, d), v (..., T, dv) -> out (..., T, dv), equal to
     ``attention(q, k, v, mask=band_mask(T, radius, causal=causal), scale=scale)[0]``.
-    Every query sees at least itself, so no row is empty.
+    Every query sees at least itself, so no row is empty; ``T = 0`` gives an empty
+    output. float16 and bfloat16 are computed in float32 and rounded once, as in
+    ``attention``.
     """
     dims = check_query_key(q, k, same_dim=True)
     if dims["Tq"] != dims["Tk"]:
@@ -51,14 +55,21 @@ def restricted_attention(q: Tensor, k: Tensor, v: Tensor, radius: int, *, causal
     check_shape(v, "v", "... T dv", sizes={"...": tuple(q.shape[:-2]), "T": dims["Tk"]})
     check_int(radius, "radius", minimum=0)
     check_bool(causal, "causal")
-    scale = default_scale(dims["dq"]) if scale is None else check_real(scale, "scale")
+    scale = _scale_for(scale, dims["dq"])
     T, left = dims["Tq"], radius
+    if T == 0:
+        return v.new_zeros(v.shape)  # (..., 0, dv): no query, no output
     right = 0 if causal else radius
     W = left + right + 1  # keys per window
-    k_win = F.pad(k, (0, 0, left, right)).unfold(-2, W, 1)  # (..., T, d, W): keys t-left..t+right
+    dtype, work = v.dtype, _compute_dtype(q.dtype)
+    q, k, v = q.to(work), k.to(work), v.to(work)
+    # (..., T, d, W): t-left..t+right
+    k_win = F.pad(k, (0, 0, left, right)).unfold(-2, W, 1)
     v_win = F.pad(v, (0, 0, left, right)).unfold(-2, W, 1)  # (..., T, dv, W)
     s = scale * (q.unsqueeze(-2) @ k_win).squeeze(-2)  # (..., T, W)
-    key = torch.arange(T, device=q.device)[:, None] - left + torch.arange(W, device=q.device)
-    s = s.masked_fill((key < 0) | (key >= T), float("-inf"))  # (T, W): window beyond the ends
+    key = (torch.arange(T, device=q.device)[:, None] - left  # (T, W): key of each slot
+           + torch.arange(W, device=q.device))
+    # (T, W): window past the ends
+    s = s.masked_fill((key < 0) | (key >= T), float("-inf"))
     alpha = torch.softmax(s, dim=-1)  # (..., T, W)
-    return (v_win @ alpha.unsqueeze(-1)).squeeze(-1)  # (..., T, dv)
+    return (v_win @ alpha.unsqueeze(-1)).squeeze(-1).to(dtype)  # (..., T, dv)

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from seqlearn.attention import MultiHeadAttention
+from seqlearn.data.vocab import Vocab, vocab_size
 from seqlearn.validate import check_int, check_shape, check_tokens
 
 READERS = ("rnn", "attention")
@@ -40,18 +41,22 @@ def recall_batch(B: int, T: int, vocab: int, generator: torch.Generator) -> tupl
 class LastStepReader(nn.Module):
     """Embed tokens, read them with one layer, classify from the last position.
 
-    ``kind="rnn"``: ``h = RNN(e)`` (tanh Elman, ``hidden`` units), logits ``= W h_T + b``.
-    ``kind="attention"``: ``x_s = e_s + p_s`` with a learned position vector ``p_s``, one head
-    of :class:`seqlearn.attention.MultiHeadAttention` with the query ``x_T`` over all ``x_s``,
-    logits from its output. ``forward(tokens (B, T), embedded=None) -> logits (B, vocab)``;
-    pass ``embedded`` (B, T, d) (from :meth:`embed`) to differentiate with respect to it.
+    ``kind="rnn"``: ``h = RNN(e)`` (tanh Elman, ``hidden`` units), logits
+    ``= W h_T + b``. ``kind="attention"``: ``x_s = e_s + p_s`` with a learned position
+    vector ``p_s``, one head of :class:`seqlearn.attention.MultiHeadAttention` with the
+    query ``x_T`` over all ``x_s``, logits from its output.
+    ``forward(tokens (B, T), embedded=None) -> logits (B, vocab)``; pass ``embedded``
+    (B, T, d) (from :meth:`embed`) to differentiate with respect to it. ``vocab``: the
+    number of token ids, or a :class:`seqlearn.data.Vocab`.
     """
 
-    def __init__(self, kind: str, vocab: int, d: int, T: int, *, hidden: int = 64) -> None:
+    def __init__(self, kind: str, vocab: int | Vocab, d: int, T: int, *,
+                 hidden: int = 64) -> None:
         super().__init__()
         if kind not in READERS:
             raise ValueError(f"kind must be one of {READERS}, got {kind!r}")
-        for value, name in ((vocab, "vocab"), (d, "d"), (T, "T"), (hidden, "hidden")):
+        vocab = vocab_size(vocab, "vocab")
+        for value, name in ((d, "d"), (T, "T"), (hidden, "hidden")):
             check_int(value, name)
         self.kind, self.T = kind, T
         self.embedding = nn.Embedding(vocab, d)
@@ -59,7 +64,8 @@ class LastStepReader(nn.Module):
             self.rnn = nn.RNN(d, hidden, batch_first=True)
             self.out = nn.Linear(hidden, vocab)
         else:
-            self.position = nn.Parameter(0.5 * torch.randn(T, d))  # (T, d) learned positions
+            # (T, d) learned positions
+            self.position = nn.Parameter(0.5 * torch.randn(T, d))
             self.attention = MultiHeadAttention(d, 1)
             self.out = nn.Linear(d, vocab)
 

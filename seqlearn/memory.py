@@ -37,6 +37,7 @@ import torch
 from torch import Tensor, nn
 
 from seqlearn.associative import soft_lookup
+from seqlearn.data.vocab import Vocab, vocab_size as _vocab_size
 from seqlearn.train import fit
 from seqlearn.validate import check_bool, check_int, check_shape, check_tensor
 
@@ -48,10 +49,10 @@ def position_encoding(J: int | Tensor, d: int, *, width: int | None = None,
                       dtype: torch.dtype | None = None) -> Tensor:
     r"""Word-position weights of ``eq-mem-pe``: ``l_kj = (1 - j/J) - (k/d)(1 - 2j/J)``.
 
-    ``J`` an int: returns ``(J, d)`` with row ``j - 1`` the weights of word ``j``. ``J`` a
-    tensor of sentence lengths ``(...)``: returns ``(..., width, d)`` (``width`` defaults to
-    the largest length) with zero rows at the positions past each sentence's length. A length
-    of 0 gives all zeros. ``dtype`` defaults to torch's default dtype.
+    ``J`` an int: returns ``(J, d)`` with row ``j - 1`` the weights of word ``j``. ``J``
+    a tensor of sentence lengths ``(...)``: returns ``(..., width, d)`` (``width``
+    defaults to the largest length) with zero rows at the positions past each sentence's
+    length. A length of 0 gives all zeros. ``dtype`` defaults to torch's default dtype.
     """
     d = check_int(d, "d")
     if isinstance(J, Tensor):
@@ -60,7 +61,10 @@ def position_encoding(J: int | Tensor, d: int, *, width: int | None = None,
         if bool((J < 0).any()):
             raise ValueError(f"J must be at least 0, got {int(J.min())}")
         longest = int(J.max()) if J.numel() else 0
-        width = longest if width is None else check_int(width, "width", minimum=max(longest, 1))
+        width = longest if width is None else check_int(width, "width")
+        if longest > width:
+            raise ValueError(f"width must be at least {longest} (the longest length in "
+                             f"J), got {width}")
         lengths = J
     else:
         J = check_int(J, "J")
@@ -79,11 +83,13 @@ def _check_ids(x: Any, name: str, spec: str, vocab_size: int, **sizes: int) -> d
     check_tensor(x, name, floating=False)
     if x.is_floating_point() or x.dtype == torch.bool or x.is_complex():
         raise TypeError(f"{name} must hold integer word ids, got dtype {x.dtype}")
+    if x.dtype != torch.long:  # nn.Embedding reads int64 (and int32) ids only
+        raise TypeError(f"{name} must be a LongTensor of word ids, got dtype {x.dtype}")
     dims = check_shape(x, name, spec)
     for dim, limit in sizes.items():
         if dims[dim] > limit:
-            raise ValueError(f"{name} has {dims[dim]} along {dim}, more than the model's "
-                             f"maximum {limit}; shape {tuple(x.shape)}")
+            raise ValueError(f"{name} has {dims[dim]} along {dim}, more than the "
+                             f"model's maximum {limit}; shape {tuple(x.shape)}")
     if x.numel() and (int(x.min()) < 0 or int(x.max()) >= vocab_size):
         raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got "
                          f"[{int(x.min())}, {int(x.max())}]")
@@ -95,16 +101,18 @@ class MemN2N(nn.Module):
 
     ``forward(story (B, S, W) long, query (B, Wq) long, *, linear=False)
     -> (logits (B, vocab_size), attention (B, hops, S))``, ``S <= max_sentences`` and
-    ``W, Wq <= max_words``. Id 0 (:data:`PAD`) is "no word"; a sentence of only padding is
-    no sentence (its attention is 0). ``attention[:, k]`` is hop ``k``'s weights ``p^k`` over
-    the sentences (raw scores, 0 at missing sentences, when ``linear=True``).
-    Parameters ``N(0, 0.1^2)`` as in the paper; the padding row of each embedding is 0.
+    ``W, Wq <= max_words``. Id 0 (:data:`PAD`) is "no word"; a sentence of only padding
+    is no sentence (its attention is 0). ``attention[:, k]`` is hop ``k``'s weights
+    ``p^k`` over the sentences (raw scores, 0 at missing sentences, when
+    ``linear=True``). Parameters ``N(0, 0.1^2)`` as in the paper; the padding row of
+    each embedding is 0. ``vocab_size``: the number of word ids, or a
+    :class:`seqlearn.data.Vocab`.
     """
 
-    def __init__(self, vocab_size: int, d: int, hops: int, *, max_sentences: int = 50,
-                 max_words: int = 12) -> None:
+    def __init__(self, vocab_size: int | Vocab, d: int, hops: int, *,
+                 max_sentences: int = 50, max_words: int = 12) -> None:
         super().__init__()
-        self.vocab_size = check_int(vocab_size, "vocab_size", minimum=2)
+        self.vocab_size = vocab_size = _vocab_size(vocab_size, "vocab_size", minimum=2)
         self.d = check_int(d, "d")
         self.hops = check_int(hops, "hops")
         self.max_sentences = check_int(max_sentences, "max_sentences")
@@ -159,9 +167,27 @@ class MemN2N(nn.Module):
         return logits, torch.stack(attention, 1)  # (B, V), (B, hops, S)
 
 
+def _check_batch(model: Any, batch: Any, name: str = "batch") -> None:
+    """``model`` a MemN2N; ``batch`` has ``story``, ``query`` and ``answer (B,)``
+    ids."""
+    if not isinstance(model, MemN2N):
+        raise TypeError(f"model must be a MemN2N, got {type(model).__name__}")
+    if not all(hasattr(batch, field) for field in ("story", "query", "answer")):
+        raise TypeError(f"{name} must have story, query and answer fields (a "
+                        f"seqlearn.data.StoryBatch), got {type(batch).__name__}")
+    dims = _check_ids(batch.story, f"{name}.story", "B S W", model.vocab_size)
+    check_tensor(batch.answer, f"{name}.answer", floating=False)
+    check_shape(batch.answer, f"{name}.answer", "B", sizes={"B": dims["B"]})
+    _check_ids(batch.answer, f"{name}.answer", "B", model.vocab_size)
+    if dims["B"] == 0:
+        raise ValueError(f"{name} must hold at least one question, got B = 0")
+
+
 def answer_loss(model: MemN2N, batch: Any) -> Tensor:
-    """Cross-entropy of the answer; ``batch`` has ``story``, ``query`` and ``answer`` fields
-    (a :class:`seqlearn.data.StoryBatch`) and optionally ``linear`` (bool, default False)."""
+    """Cross-entropy of the answer; ``batch`` has ``story``, ``query`` and ``answer``
+    fields (a :class:`seqlearn.data.StoryBatch`) and optionally ``linear`` (bool,
+    default False)."""
+    _check_batch(model, batch)
     logits, _ = model(batch.story, batch.query, linear=getattr(batch, "linear", False))
     return nn.functional.cross_entropy(logits, batch.answer)
 
@@ -170,6 +196,10 @@ class _Linear:
     """A batch seen through the linear-start switch (``linear`` added to its fields)."""
 
     def __init__(self, batch: Any, linear: bool) -> None:
+        if not all(hasattr(batch, field) for field in ("story", "query", "answer")):
+            raise TypeError("batches(step) must return a batch with story, query and "
+                            "answer fields (a seqlearn.data.StoryBatch), got "
+                            f"{type(batch).__name__}")
         self.story, self.query, self.answer, self.linear = (
             batch.story, batch.query, batch.answer, linear)
 
@@ -195,9 +225,9 @@ def fit_memn2n(model: MemN2N, batches: Callable[[int], Any], steps: int, *, lr: 
 
 @torch.no_grad()
 def answer_accuracy(model: MemN2N, batch: Any) -> float:
-    """Fraction of questions whose arg-max answer is right (eval mode, softmax memory)."""
-    if not isinstance(model, MemN2N):
-        raise TypeError(f"model must be a MemN2N, got {type(model).__name__}")
+    """Fraction of questions whose arg-max answer is right (eval mode, softmax
+    memory)."""
+    _check_batch(model, batch)
     was_training = model.training
     model.eval()
     logits, _ = model(batch.story, batch.query)

@@ -34,7 +34,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from seqlearn.scan import METHODS, linear_scan
-from seqlearn.validate import check_int, check_same_dtype, check_shape, check_tensor
+from seqlearn.validate import (check_finite, check_int, check_same_dtype, check_shape,
+                               check_tensor)
 
 MINGRU_METHODS = ("log",) + METHODS
 
@@ -51,12 +52,21 @@ def log_positive_candidate(y: Tensor) -> Tensor:
     return torch.where(y >= 0, torch.log(y.clamp(min=0) + 0.5), -F.softplus(-y))
 
 
-def log_space_scan(log_a: Tensor, log_b: Tensor, log_h0: Tensor | None = None) -> Tensor:
-    r"""``log h_t`` of ``h_t = a_t h_{t-1} + b_t`` (``a, b > 0``) by ``eq-g2a-log-scan``.
+def log_space_scan(log_a: Tensor, log_b: Tensor,
+                   log_h0: Tensor | None = None) -> Tensor:
+    r"""``log h_t`` of ``h_t = a_t h_{t-1} + b_t`` (``a, b >= 0``) by
+    ``eq-g2a-log-scan``.
 
-    log_a, log_b ``(..., T, H)``, log_h0 ``(..., H)`` or None (``h_0 = 0``, i.e. ``log h_0 =
-    -inf``). Returns ``log h (..., T, H)``. Uses only ``cumsum`` and ``logcumsumexp``: depth
-    ``O(log T)`` on parallel hardware, and no product of gates can underflow to 0.
+    log_a, log_b ``(..., T, H)``, log_h0 ``(..., H)`` or None (``h_0 = 0``, i.e.
+    ``log h_0 = -inf``). Returns ``log h (..., T, H)``. Uses only ``cumsum`` and
+    ``logcumsumexp``: depth ``O(log T)`` on parallel hardware, and no product of gates
+    can underflow to 0.
+
+    A closed gate ``a_t = 0`` (``log a_t = -inf``) restarts the recurrence,
+    ``h_t = b_t``. There the two running sums of eq-g2a-log-scan would meet as
+    ``-inf + inf``, so inputs with such a gate are computed by the loop
+    ``log h_t = logaddexp(log a_t + log h_{t-1}, log b_t)`` instead (the same numbers
+    where both apply). ``+inf`` (an infinite coefficient) is refused.
     """
     for x, name in ((log_a, "log_a"), (log_b, "log_b")):
         if not isinstance(x, Tensor):
@@ -67,10 +77,19 @@ def log_space_scan(log_a: Tensor, log_b: Tensor, log_h0: Tensor | None = None) -
         raise ValueError(f"log_b must have the shape of log_a {tuple(log_a.shape)}, "
                          f"got {tuple(log_b.shape)}")
     check_same_dtype("log_a", log_a, "log_b", log_b)
+    given = [(log_a, "log_a"), (log_b, "log_b")]
     if log_h0 is not None:
         check_tensor(log_h0, "log_h0")
-        check_shape(log_h0, "log_h0", "... H", sizes={"...": dims["..."], "H": dims["H"]})
+        check_shape(log_h0, "log_h0", "... H",
+                    sizes={"...": dims["..."], "H": dims["H"]})
         check_same_dtype("log_a", log_a, "log_h0", log_h0)
+        given.append((log_h0, "log_h0"))
+    for x, name in given:
+        if bool(torch.isposinf(x).any()):
+            raise ValueError(f"{name} must be below +inf (finite coefficients)")
+    if bool(torch.isneginf(log_a).any()):  # a closed gate: the loop, not the two sums
+        return _log_space_loop(log_a, log_b, log_h0)
+    if log_h0 is not None:
         # h_0 is one more step with a = 1 (log 0) and b = h_0, placed before step 1
         log_a = torch.cat([torch.zeros_like(log_a[..., :1, :]), log_a], dim=-2)
         log_b = torch.cat([log_h0.unsqueeze(-2), log_b], dim=-2)
@@ -79,12 +98,35 @@ def log_space_scan(log_a: Tensor, log_b: Tensor, log_h0: Tensor | None = None) -
     return log_h if log_h0 is None else log_h[..., 1:, :]
 
 
+def _log_space_loop(log_a: Tensor, log_b: Tensor, log_h0: Tensor | None) -> Tensor:
+    """``log h_t = logaddexp(log a_t + log h_{t-1}, log b_t)``, one step after the
+    other."""
+    log_h = log_b.new_full(log_b[..., 0, :].shape, float("-inf"))  # (..., H): log 0
+    log_h = log_h if log_h0 is None else log_h0
+    states = []
+    for log_a_t, log_b_t in zip(log_a.unbind(-2), log_b.unbind(-2)):  # each (..., H)
+        log_h = _logaddexp(log_a_t + log_h, log_b_t)
+        states.append(log_h)
+    return torch.stack(states, -2) if states else log_b.clone()  # (..., T, H)
+
+
+def _logaddexp(x: Tensor, y: Tensor) -> Tensor:
+    """``log(e^x + e^y)``; ``-inf`` with gradient 0 (not NaN) where both are
+    ``-inf``."""
+    both = torch.isneginf(x) & torch.isneginf(y)
+    out = torch.logaddexp(x.masked_fill(both, 0.0), y.masked_fill(both, 0.0))
+    return out.masked_fill(both, float("-inf"))
+
+
 def _check_input(x: Tensor, size: int, weight: Tensor) -> None:
+    """``x`` finite ``(B, T, D=size)`` of the parameters' dtype (an infinite input would
+    reach the scan as an infinite coefficient)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
     check_tensor(x, "x")
     check_shape(x, "x", "B T D", sizes={"D": size})
     check_same_dtype("x", x, "the module's parameters", weight)
+    check_finite(x, "x")
 
 
 def _check_method(method: str) -> None:

@@ -21,7 +21,8 @@ import math
 import torch
 from torch import Tensor, nn
 
-from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
+from seqlearn.validate import (check_bool, check_float_dtype, check_int,
+                               check_same_dtype, check_shape, check_tensor)
 
 __all__ = ["multiplicative_weights", "MultiplicativeLinear", "HyperLinear", "soft_switch",
            "switch_tensor", "SoftSwitch"]
@@ -161,23 +162,27 @@ def soft_switch(xs: Tensor, scores: Tensor) -> tuple[Tensor, Tensor]:
     return torch.einsum("...k,...kd->...d", w, xs), w
 
 
-def switch_tensor(num_inputs: int, dim: int, dtype: torch.dtype = torch.float64) -> Tensor:
-    """The 0/1 tensor ``U`` (D, K*D, K) that makes a soft switch a multiplicative module.
+def switch_tensor(num_inputs: int, dim: int,
+                  dtype: torch.dtype = torch.float64) -> Tensor:
+    """The 0/1 tensor ``U`` (D, K*D, K) that makes a soft switch a multiplicative
+    module.
 
-    With the inputs concatenated, ``x = [x_1; ...; x_K]`` (K*D), and the switch weights as the
-    context, ``z = w`` (K): ``U[i, (k, j), k'] = [i == j][k == k']`` gives ``W(w) = [w_1 I, ...,
-    w_K I]`` and ``W(w) x = sum_k w_k x_k``.
+    With the inputs concatenated, ``x = [x_1; ...; x_K]`` (K*D), and the switch weights
+    as the context, ``z = w`` (K): ``U[i, (k, j), k'] = [i == j][k == k']`` gives
+    ``W(w) = [w_1 I, ..., w_K I]`` and ``W(w) x = sum_k w_k x_k``.
     """
     K, D = check_int(num_inputs, "num_inputs", 1), check_int(dim, "dim", 1)
+    check_float_dtype(dtype, "dtype")
     eye_d, eye_k = torch.eye(D, dtype=dtype), torch.eye(K, dtype=dtype)
     return torch.einsum("ij,kl->ikjl", eye_d, eye_k).reshape(D, K * D, K)
 
 
 class SoftSwitch(nn.Module):
-    """Choose among ``K`` inputs with weights computed from a context: ``scores = V z + c``.
+    """Choose among ``K`` inputs with weights computed from a context:
+    ``scores = V z + c``.
 
-    ``forward(xs (..., K, D), z (..., C)) -> (out (..., D), weights (..., K))``. The weights
-    depend on the data exactly when ``z`` does.
+    ``forward(xs (..., K, D), z (..., C)) -> (out (..., D), weights (..., K))``. The
+    weights depend on the data exactly when ``z`` does.
     """
 
     def __init__(self, context_features: int, num_inputs: int, *,
@@ -189,8 +194,10 @@ class SoftSwitch(nn.Module):
         _init_linear_(self, generator)
 
     def forward(self, xs: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
+        check_tensor(xs, "xs")
         check_tensor(z, "z")
         check_same_dtype("z", z, "the module's parameters", next(self.parameters()))
-        check_shape(z, "z", "... C", sizes={"C": self.context_features})
-        check_shape(xs, "xs", "... K D", sizes={"K": self.num_inputs})
+        lead: dict = {}
+        check_shape(xs, "xs", "... K D", sizes={"K": self.num_inputs}, bound=lead)
+        check_shape(z, "z", "... C", sizes={"C": self.context_features}, bound=lead)
         return soft_switch(xs, self.score(z))

@@ -33,49 +33,52 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from seqlearn.scores import check_query_key, default_scale
+from seqlearn.scores import _compute_dtype, _scale_for, check_query_key
 from seqlearn.validate import (check_bool, check_int, check_real, check_same_dtype,
                                check_shape, check_tensor)
 
 NEG_INF = float("-inf")
 
 
-def _online_step(m: Tensor, l: Tensor, s: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def _online_step(m: Tensor, l: Tensor, s: Tensor
+                 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One block of the online softmax: eq-sa-online-max and eq-sa-online-sum.
 
-    m, l (..., Tq) running max and sum; s (..., Tq, Bk) this block's scores (``-inf`` where
-    masked), overwritten with ``exp(s - m_new)``. Returns ``(m_new, l_new, p, correction)``
-    with ``correction = exp(m - m_new)``, the factor that rescales what was summed before.
-    A row that has seen only ``-inf`` so far keeps ``m = -inf`` and ``l = 0``; its reference
-    point is taken as 0 so that no ``-inf - (-inf)`` appears.
+    m, l (..., Tq) running max and sum; s (..., Tq, Bk) this block's scores (``-inf``
+    where masked). Returns ``(m_new, l_new, p, correction)`` with ``p = exp(s - m_new)``
+    and ``correction = exp(m - m_new)``, the factor that rescales what was summed
+    before. A row that has seen only ``-inf`` so far keeps ``m = -inf`` and ``l = 0``;
+    its reference point is taken as 0 so that no ``-inf - (-inf)`` appears.
     """
     m_new = torch.maximum(m, s.amax(dim=-1))  # (..., Tq)
     shift = m_new.masked_fill(m_new == NEG_INF, 0.0)  # finite reference point per row
-    p = s.sub_(shift.unsqueeze(-1)).exp_()  # (..., Tq, Bk): exp(s - m_new), 0 where masked
-    correction = (m - shift).exp()  # (..., Tq): exp(m_old - m_new); 0 while the row was empty
+    p = (s - shift.unsqueeze(-1)).exp()  # (..., Tq, Bk): exp(s - m_new), 0 where masked
+    correction = (m - shift).exp()  # (..., Tq): exp(m_old - m_new), 0 on empty rows
     return m_new, l * correction + p.sum(dim=-1), p, correction
 
 
 def online_normalizer(scores: Tensor, block_size: int) -> tuple[Tensor, Tensor]:
     r"""Running maximum and running sum of the softmax over blocks of the last axis.
 
-    scores (..., n) -> ``(m (...,), l (...,))`` after eq-sa-online-max and eq-sa-online-sum
-    have read the blocks ``scores[..., j:j + block_size]`` in order, so that
-    ``softmax(scores) = exp(scores - m) / l`` and ``logsumexp(scores) = m + log(l)``.
-    ``-inf`` entries (masked scores) are allowed; a row of only ``-inf`` gives ``m = -inf``
-    and ``l = 0``.
+    scores (..., n) -> ``(m (...,), l (...,))`` after eq-sa-online-max and
+    eq-sa-online-sum have read the blocks ``scores[..., j:j + block_size]`` in order, so
+    that ``softmax(scores) = exp(scores - m) / l`` and
+    ``logsumexp(scores) = m + log(l)``. ``-inf`` entries (masked scores) are allowed; a
+    row of only ``-inf`` (or ``n = 0``) gives ``m = -inf`` and ``l = 0``.
+    Differentiable; float16 and bfloat16 scores are summed in float32 (``m`` and ``l``
+    are returned in the scores' dtype).
     """
     check_tensor(scores, "scores")
     dims = check_shape(scores, "scores", "... n")
     check_int(block_size, "block_size")
     if bool(torch.isnan(scores).any() or (scores == float("inf")).any()):
         raise ValueError("scores must not hold NaN or +inf (-inf marks a masked score)")
-    m = scores.new_full(scores.shape[:-1], NEG_INF)  # (...,)
-    l = scores.new_zeros(scores.shape[:-1])  # (...,)
+    work = scores.to(_compute_dtype(scores.dtype))  # (..., n)
+    m = work.new_full(work.shape[:-1], NEG_INF)  # (...,)
+    l = work.new_zeros(work.shape[:-1])  # (...,)
     for j in range(0, dims["n"], block_size):
-        block = scores[..., j:j + block_size].clone()  # (..., Bk); _online_step overwrites it
-        m, l, _, _ = _online_step(m, l, block)
-    return m, l
+        m, l, _, _ = _online_step(m, l, work[..., j:j + block_size])
+    return m.to(scores.dtype), l.to(scores.dtype)
 
 
 def _block_scores(qs: Tensor, k: Tensor, mask: Tensor | None, causal: bool,
@@ -159,34 +162,44 @@ class _BlockedAttention(torch.autograd.Function):
         return dqs, dk, dv, None, None, None
 
 
-def memory_efficient_attention(q: Tensor, k: Tensor, v: Tensor, *, mask: Tensor | None = None,
-                               causal: bool = False, scale: float | None = None,
+def memory_efficient_attention(q: Tensor, k: Tensor, v: Tensor, *,
+                               mask: Tensor | None = None, causal: bool = False,
+                               scale: float | None = None,
                                block_size: int = 128) -> Tensor:
-    r"""Scaled dot-product attention over blocks of keys, never storing a ``(Tq, Tk)`` matrix.
+    r"""Scaled dot-product attention over blocks of keys, never storing a ``(Tq, Tk)``
+    matrix.
 
-    Equal to ``seqlearn.attention.attention(q, k, v, mask=mask, causal=causal,
-    scale=scale)[0]`` (same arguments, same conventions: ``mask`` bool with True = may attend,
-    broadcastable to ``(..., Tq, Tk)``; a query with no allowed key gets output 0).
-    q (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> out (..., Tq, dv).
+    Equal to
+    ``seqlearn.attention.attention(q, k, v, mask=mask, causal=causal, scale=scale)[0]``
+    (same arguments, same conventions: ``mask`` bool with True = may attend,
+    broadcastable to ``(..., Tq, Tk)``; a query with no allowed key gets output 0). q
+    (..., Tq, d), k (..., Tk, d), v (..., Tk, dv) -> out (..., Tq, dv).
 
-    The forward pass reads ``block_size`` keys at a time and keeps the running max, sum and
-    output of eq-sa-online-max, eq-sa-online-sum and eq-sa-online-acc; the backward pass (a
-    custom ``torch.autograd.Function``) recomputes each block of weights from the saved
-    log-sum-exp. Memory beyond the inputs and outputs is ``O(Tq * block_size)`` plus, with
-    ``causal=True``, nothing more (the causal pattern is made per block); a full boolean
-    ``mask`` of course occupies ``Tq * Tk`` bytes itself.
+    The forward pass reads ``block_size`` keys at a time and keeps the running max, sum
+    and output of eq-sa-online-max, eq-sa-online-sum and eq-sa-online-acc; the backward
+    pass (a custom ``torch.autograd.Function``) recomputes each block of weights from
+    the saved log-sum-exp. Memory beyond the inputs and outputs is
+    ``O(Tq * block_size)`` plus, with ``causal=True``, nothing more (the causal pattern
+    is made per block); a full boolean ``mask`` of course occupies ``Tq * Tk`` bytes
+    itself. float16 and bfloat16 inputs are computed in float32 (running max, sum and
+    output alike), as FlashAttention and
+    ``torch.nn.functional.scaled_dot_product_attention`` accumulate, and the output is
+    rounded once to the input's dtype.
     """
-    from seqlearn.attention import _check_mask  # here: seqlearn.attention re-exports this module
+    # here: seqlearn.attention re-exports this module
+    from seqlearn.attention import _check_mask
 
     dims = check_query_key(q, k, same_dim=True)
     check_tensor(v, "v")
     check_same_dtype("q", q, "v", v)
-    check_shape(v, "v", "... Tk dv", sizes={"...": tuple(q.shape[:-2]), "Tk": dims["Tk"]})
+    check_shape(v, "v", "... Tk dv",
+                sizes={"...": tuple(q.shape[:-2]), "Tk": dims["Tk"]})
     check_bool(causal, "causal")
     check_int(block_size, "block_size")
-    scale = default_scale(dims["dq"]) if scale is None else check_real(scale, "scale")
+    scale = _scale_for(scale, dims["dq"])
     if mask is not None:
         _check_mask(mask, torch.Size([*q.shape[:-2], dims["Tq"], dims["Tk"]]))
-    qs = q * scale  # (..., Tq, d); autograd multiplies dq by the scale
-    return _BlockedAttention.apply(qs, k, v, mask, causal, block_size)
-
+    work = _compute_dtype(q.dtype)  # float32 for float16 and bfloat16
+    qs = q.to(work) * scale  # (..., Tq, d); autograd multiplies dq by the scale
+    out = _BlockedAttention.apply(qs, k.to(work), v.to(work), mask, causal, block_size)
+    return out.to(v.dtype)  # (..., Tq, dv)

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from seqlearn.conv import pad1d, unfold1d
-from seqlearn.scan import linear_scan
+from seqlearn.scan import _linear_scan
 from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real, check_same_dtype,
                                check_shape, check_tensor)
 
@@ -55,15 +55,18 @@ def _check_input(x: torch.Tensor, input_size: int, like: torch.Tensor) -> dict[s
 
 
 def past_window(seq: torch.Tensor, width: int) -> torch.Tensor:
-    """The last ``width`` vectors up to and including ``t``, for every ``t``, zeros before the start.
+    """The last ``width`` vectors up to and including ``t``, for every ``t``, zeros
+    before the start.
 
     ``(B, T, D) -> (B, T, width * D)``, flattened oldest first:
-    ``[seq_{t-width+1}, ..., seq_{t-1}, seq_t]``. This is the input of a causal convolution
-    (see ``seqlearn.conv.causal_conv1d``), i.e. a tapped delay line.
+    ``[seq_{t-width+1}, ..., seq_{t-1}, seq_t]``. This is the input of a causal
+    convolution (see ``seqlearn.conv.causal_conv1d``), i.e. a tapped delay line.
     """
     check_tensor(seq, "seq")
-    check_shape(seq, "seq", "B T D")
+    dims = check_shape(seq, "seq", "B T D")
     check_int(width, "width", 1)
+    if dims["T"] == 0:  # no time step, no window
+        return seq.new_zeros(dims["B"], 0, width * dims["D"])
     by_channel = pad1d(seq.transpose(1, 2), width - 1, 0)  # (B, D, width - 1 + T)
     windows = unfold1d(by_channel, width)  # (B, D, T, width)
     return windows.permute(0, 2, 3, 1).flatten(2)  # (B, T, width * D)
@@ -146,24 +149,28 @@ def context_step(c: torch.Tensor, y_prev: torch.Tensor, mu: float | torch.Tensor
     return mu * c + y_prev
 
 
-def exponential_trace(y: torch.Tensor, mu: float, c0: torch.Tensor | None = None) -> torch.Tensor:
-    """Jordan's context for a whole output sequence, ``(B, T, O) -> c (B, T, O)`` (eq-rnn-jordan-unrolled).
+def exponential_trace(y: torch.Tensor, mu: float,
+                      c0: torch.Tensor | None = None) -> torch.Tensor:
+    """Jordan's context for a whole output sequence, ``(B, T, O) -> c (B, T, O)``
+    (eq-rnn-jordan-unrolled).
 
     ``c_t = mu c_{t-1} + y_{t-1}`` with ``c_0 = c0`` (zeros by default), so that
-    ``c_t = mu^t c_0 + sum_{k=1}^{t} mu^(k-1) y_{t-k}``: a linear recurrence whose impulse
-    response ``0, 1, mu, mu^2, ...`` decays but never ends (an infinite response).
-    ``T = 0`` is refused (``ValueError``).
+    ``c_t = mu^t c_0 + sum_{k=1}^{t} mu^(k-1) y_{t-k}``: a linear recurrence whose
+    impulse response ``0, 1, mu, mu^2, ...`` decays but never ends (an infinite
+    response). ``T = 0`` is refused (``ValueError``).
     """
     check_tensor(y, "y")
     dims = check_nonempty(y, "y", "B T O", "T")  # c_0 is the first output: T >= 1
-    if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not math.isfinite(mu):
+    if (isinstance(mu, bool) or not isinstance(mu, (int, float))
+            or not math.isfinite(mu)):
         raise ValueError(f"mu must be a finite number, got {mu!r}")
     c0 = y.new_zeros(dims["B"], dims["O"]) if c0 is None else c0
     check_tensor(c0, "c0")
     check_shape(c0, "c0", "B O", sizes={"B": dims["B"], "O": dims["O"]})
     check_same_dtype("y", y, "c0", c0)
     decay = torch.full_like(y[:, 1:], float(mu))  # (B, T - 1, O)
-    later = linear_scan(decay, y[:, :-1], c0)  # c_1 .. c_{T-1}: c_t = mu c_{t-1} + y_{t-1}
+    later = _linear_scan(decay, y[:, :-1], c0, "sequential", None,  # c_1 .. c_{T-1}:
+                         ("mu", "y", "c0"))  # c_t = mu c_{t-1} + y_{t-1}
     return torch.cat([c0[:, None], later], dim=1)  # (B, T, O)
 
 
@@ -302,15 +309,70 @@ class ElmanCell(RecurrentCell):
         return self.step(self.project_input(x), state)[0]
 
 
+def _check_cell(cell: object, name: str) -> None:
+    if not (callable(getattr(cell, "project_input", None))
+            and callable(getattr(cell, "step", None))):
+        raise TypeError(f"{name} must be a recurrent cell with project_input(x) and "
+                        f"step(gx_t, state) (e.g. ElmanCell), got "
+                        f"{type(cell).__name__}")
+
+
+def _check_states(states: object, name: str, spec: str, sizes: dict[str, int],
+                  like: torch.Tensor) -> None:
+    """Each state component: a tensor of shape ``spec`` with ``sizes``, ``like``'s
+    dtype."""
+    if not isinstance(states, (tuple, list)) or not states:
+        raise TypeError(f"{name} must be a tuple of state tensors, got "
+                        f"{type(states).__name__}")
+    for i, s in enumerate(states):
+        check_tensor(s, f"{name}[{i}]")
+        check_shape(s, f"{name}[{i}]", spec, sizes=sizes)
+        check_same_dtype("x", like, f"{name}[{i}]", s)
+
+
+def _check_unroll(cell: object, x: object, state: object) -> None:
+    """:func:`scan_cell`'s arguments: a cell, ``x (B, T, D)`` and ``(B, H)`` states."""
+    _check_cell(cell, "cell")
+    check_tensor(x, "x")
+    D, H = getattr(cell, "input_size", None), getattr(cell, "hidden_size", None)
+    B = check_shape(x, "x", "B T D", sizes=None if D is None else {"D": D})["B"]
+    _check_states(state, "state", "B H", {"B": B, **({} if H is None else {"H": H})}, x)
+
+
+def _check_stack(cells: object, x: object, state0: object,
+                 num_directions: object) -> None:
+    """:func:`run_stack`'s arguments: ``num_directions`` cells per layer,
+    ``x (B, T, D)`` and ``(L * dirs, B, H)`` states."""
+    if (isinstance(cells, (str, bytes))
+            or not isinstance(cells, (Sequence, nn.ModuleList)) or not len(cells)):
+        raise TypeError(f"cells must be a non-empty sequence of recurrent cells, got "
+                        f"{type(cells).__name__}")
+    for k, cell in enumerate(cells):
+        _check_cell(cell, f"cells[{k}]")
+    check_int(num_directions, "num_directions", minimum=1, maximum=2)
+    if len(cells) % num_directions:
+        raise ValueError(f"cells must hold num_directions={num_directions} cells per "
+                         f"layer, got {len(cells)}")
+    check_tensor(x, "x")
+    check_shape(x, "x", "B T D")
+    H = getattr(cells[0], "hidden_size", None)
+    sizes = {"LD": len(cells), "B": x.shape[0], **({} if H is None else {"H": H})}
+    _check_states(state0, "state0", "LD B H", sizes, x)
+
+
 def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = False
               ) -> tuple[torch.Tensor, State]:
-    """Unroll one cell over time (eq-rnn-unroll): ``x (B, T, D) -> (outputs (B, T, H), final state)``.
+    """Unroll one cell over time (eq-rnn-unroll):
+    ``x (B, T, D) -> (outputs (B, T, H), final state)``.
 
-    The same cell -- the same weights -- is applied at every step. ``reverse=True`` runs from
-    ``t = T - 1`` down to ``0`` (the backward direction of a bidirectional layer); the output
-    computed at position ``t`` is stored at index ``t`` either way. Works for any cell with
-    ``project_input(x)`` and ``step(gx_t, state) -> state`` whose ``state[0]`` is the output.
+    The same cell -- the same weights -- is applied at every step. ``reverse=True`` runs
+    from ``t = T - 1`` down to ``0`` (the backward direction of a bidirectional layer);
+    the output computed at position ``t`` is stored at index ``t`` either way. Works for
+    any cell with ``project_input(x)`` and ``step(gx_t, state) -> state`` whose
+    ``state[0]`` is the output. ``T = 0`` gives outputs ``(B, 0, H)`` and ``state``
+    unchanged.
     """
+    _check_unroll(cell, x, state)
     check_bool(reverse, "reverse")
     gx = cell.project_input(x)  # (B, T, G): the input terms of every step at once
     steps = x.shape[1]
@@ -318,19 +380,24 @@ def scan_cell(cell: nn.Module, x: torch.Tensor, state: State, reverse: bool = Fa
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         state = cell.step(gx[:, t], state)
         outputs[t] = state[0]  # (B, H)
+    if not outputs:  # T = 0
+        return x.new_zeros(x.shape[0], 0, state[0].shape[-1]), tuple(state)
     return torch.stack(outputs, dim=1), state  # (B, T, H)
 
 
 def run_stack(cells: Sequence[nn.Module], x: torch.Tensor, state0: State,
               num_directions: int = 1) -> tuple[torch.Tensor, State]:
-    """Deep and bidirectional recurrent networks in ``torch.nn``'s layout (eq-rnn-deep, eq-rnn-bidir).
+    """Deep and bidirectional recurrent networks in ``torch.nn``'s layout (eq-rnn-deep,
+    eq-rnn-bidir).
 
-    ``cells[l * dirs + r]`` is layer ``l``, direction ``r`` (``r = 1`` reads the sequence
-    backwards); ``state0`` holds each state component as ``(L * dirs, B, H)``, indexed the same
-    way. Layer ``l > 0`` reads the concatenated outputs of both directions of layer ``l - 1``
-    (the directions are interleaved layer by layer). Returns the last layer's outputs
-    ``(B, T, dirs * H)`` and the final states, each ``(L * dirs, B, H)``.
+    ``cells[l * dirs + r]`` is layer ``l``, direction ``r`` (``r = 1`` reads the
+    sequence backwards); ``state0`` holds each state component as ``(L * dirs, B, H)``,
+    indexed the same way. Layer ``l > 0`` reads the concatenated outputs of both
+    directions of layer ``l - 1`` (the directions are interleaved layer by layer).
+    Returns the last layer's outputs ``(B, T, dirs * H)`` and the final states, each
+    ``(L * dirs, B, H)``.
     """
+    _check_stack(cells, x, state0, num_directions)
     finals: list[State] = []
     layer_input = x  # (B, T, D)
     for layer in range(len(cells) // num_directions):

@@ -65,10 +65,11 @@ import math
 import operator
 from typing import Any, Callable, NamedTuple
 
+import numpy as np
 import torch
 
-from seqlearn.validate import (check_finite, check_int, check_same_dtype, check_shape,
-                               check_tensor)
+from seqlearn.validate import (check_finite, check_float_dtype, check_int,
+                               check_same_dtype, check_shape, check_tensor)
 
 METHODS = ("sequential", "parallel", "hillis-steele", "blelloch")
 
@@ -110,12 +111,13 @@ def to_extended(x: torch.Tensor) -> torch.Tensor:
 
 
 def from_extended(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Pairs ``(2, ...)`` -> ``m 2^e`` in ``dtype``; +-inf where the value exceeds its range."""
+    """Pairs ``(2, ...)`` -> ``m 2^e`` in ``dtype``; +-inf where the value exceeds its
+    range."""
     check_tensor(x, "x")
     if x.dim() < 1 or x.shape[0] != 2:
-        raise ValueError(f"x must have shape (2, ...) (mantissas, exponents), got {tuple(x.shape)}")
-    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
-        raise TypeError(f"dtype must be a floating torch.dtype, got {dtype!r}")
+        raise ValueError(f"x must have shape (2, ...) (mantissas, exponents), got "
+                         f"{tuple(x.shape)}")
+    check_float_dtype(dtype, "dtype")
     return _ldexp(x[0], x[1]).to(dtype)
 
 
@@ -147,19 +149,38 @@ EXTENDED = Arithmetic(_ext_mul, _ext_add, _ext_one_like, _ext_zero_like)
 
 def combine(first: tuple[Any, Any], second: tuple[Any, Any],
             arithmetic: Arithmetic = PLAIN) -> tuple[Any, Any]:
-    r"""The associative operator of equation ``eq-g2a-combine``: apply ``first``, then ``second``.
+    r"""The associative operator of equation ``eq-g2a-combine``: apply ``first``, then
+    ``second``.
 
     ``(a_1, b_1) \circ (a_2, b_2) = (a_1 a_2, a_2 b_1 + b_2)``, because
-    ``a_2 (a_1 h + b_1) + b_2 = (a_1 a_2) h + (a_2 b_1 + b_2)``. Works on tensors, NumPy arrays,
-    Python numbers and sympy symbols alike. The identity element is ``(1, 0)``.
+    ``a_2 (a_1 h + b_1) + b_2 = (a_1 a_2) h + (a_2 b_1 + b_2)``. Works on tensors, NumPy
+    arrays, Python numbers and sympy symbols alike. The identity element is ``(1, 0)``.
     ``arithmetic`` selects the number system (:data:`PLAIN` or :data:`EXTENDED` pairs).
     """
     for pair, name in ((first, "first"), (second, "second")):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(f"{name} must be a pair (a, b), got {type(pair).__name__}")
     (a1, b1), (a2, b2) = first, second
+    _check_operands({"first[0]": a1, "first[1]": b1, "second[0]": a2, "second[1]": b2})
     mul, add = arithmetic.mul, arithmetic.add
     return mul(a1, a2), add(mul(a2, b1), b2)
+
+
+def _check_operands(operands: dict[str, Any]) -> None:
+    """Array operands of :func:`combine` are of one kind (torch or NumPy) and one shape:
+    broadcasting ``(H, 1)`` against ``(H,)`` would silently compose ``H * H`` maps."""
+    arrays = {name: x for name, x in operands.items()
+              if isinstance(x, (torch.Tensor, np.ndarray))}
+    kinds = {type(x).__name__ for x in arrays.values()}
+    if len(kinds) > 1:
+        got = ", ".join(type(x).__name__ for x in arrays.values())
+        raise TypeError(f"{', '.join(arrays)} must be all torch tensors or all NumPy "
+                        f"arrays, got {got}")
+    shapes = {tuple(x.shape) for x in arrays.values()}
+    if len(shapes) > 1:
+        got = ", ".join(str(tuple(x.shape)) for x in arrays.values())
+        raise ValueError(f"{', '.join(arrays)} must have one shape (no broadcasting), "
+                         f"got {got}")
 
 
 def default_chunk(T: int) -> int:
@@ -191,50 +212,74 @@ def _check_scan(a: Any, b: Any, h0: Any) -> dict:
 
 def linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None = None,
                 method: str = "sequential", chunk: int | None = None) -> torch.Tensor:
-    r"""All states of ``h_t = a_t * h_{t-1} + b_t`` for ``t = 0..T-1`` (``h_{-1} = h0`` or 0).
+    r"""All states of ``h_t = a_t * h_{t-1} + b_t`` for ``t = 0..T-1`` (``h_{-1} = h0``
+    or 0).
 
     Args:
-        a: ``(..., T, H)`` multiplicative coefficients (e.g. keep gates ``u_t``), finite.
-        b: ``(..., T, H)`` additive inputs (e.g. ``(1 - u_t) * h~_t``), finite.
-        h0: ``(..., H)`` initial state, or ``None`` for zeros.
-        method: ``"sequential"`` (the loop), ``"parallel"`` (blocked scan, fast),
-            ``"hillis-steele"`` or ``"blelloch"`` (textbook scans, see the module docstring).
+        a: ``(..., T, H)`` multiplicative coefficients (e.g. keep gates ``u_t``),
+        finite. b: ``(..., T, H)`` additive inputs (e.g. ``(1 - u_t) * h~_t``), finite.
+        h0: ``(..., H)`` initial state, or ``None`` for zeros. method: ``"sequential"``
+        (the loop), ``"parallel"`` (blocked scan, fast),
+            ``"hillis-steele"`` or ``"blelloch"`` (textbook scans, see the module
+            docstring).
         chunk: block length of the ``"parallel"`` method (at least 2); by default
             ``ceil(sqrt(T))``: two levels, depth about ``3 sqrt(T)``.
 
     Returns:
-        ``h``: ``(..., T, H)`` with ``h[..., t, :]`` the state after step ``t``. Every method
-        gives the exact states for any finite real ``a`` and ``b`` (module docstring); ``T = 0``
-        gives an empty ``(..., 0, H)`` result.
+        ``h``: ``(..., T, H)`` with ``h[..., t, :]`` the state after step ``t``. Every
+        method gives the exact states for any finite real ``a`` and ``b`` (module
+        docstring); ``T = 0`` gives an empty ``(..., 0, H)`` result.
     """
+    return _linear_scan(a, b, h0, method, chunk, ("a", "b", "h0"))
+
+
+def _linear_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None, method: str,
+                 chunk: int | None, names: tuple[str, str, str]) -> torch.Tensor:
+    """:func:`linear_scan`, whose errors about NaN or infinity call ``a, b, h0`` by the
+    caller's ``names`` (e.g. ``"(1 - u) * h_tilde"``): a wrapper's user passed those."""
     dims = _check_scan(a, b, h0)
-    if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if chunk is not None and (not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 2):
-        raise ValueError(f"chunk must be None or an int >= 2, got {chunk!r}")
+    _check_method(method)
+    _check_chunk(chunk)
     if dims["T"] == 0:
-        start = 0 if h0 is None else h0.unsqueeze(-2)  # (..., 1, H) broadcasts to (..., 0, H)
-        return a * (b + start)  # (..., 0, H), still connected to a, b and h0 for autograd
-    if h0 is None:  # h_{-1} = 0 folded in as a state, so that h depends on a for every T
+        # (..., 1, H) broadcasts to (..., 0, H)
+        start = 0 if h0 is None else h0.unsqueeze(-2)
+        # (..., 0, H), still connected to a, b and h0 for autograd
+        return a * (b + start)
+    # h_{-1} = 0 folded in as a state, so that h depends on a for every T
+    if h0 is None:
         h0 = torch.zeros_like(b[..., 0, :])
     h = _run(a, b, h0, method, chunk or default_chunk(dims["T"]), PLAIN)
-    # One reduction instead of a mask: a NaN or inf anywhere makes the sum non-finite. (A sum
-    # of huge finite states can overflow too; that only sends them to the exact stage below.)
+    # One reduction instead of a mask: a NaN or inf anywhere makes the sum non-finite.
+    # (A sum of huge finite states can overflow too; that only sends them to the exact
+    # stage below.)
     if bool(torch.isfinite(h.sum())):
         return h
-    for x, name in ((a, "a"), (b, "b"), (h0, "h0")):  # inputs are checked only now: speed
+    for x, name in zip((a, b, h0), names):  # inputs are checked only now: speed
         check_finite(x, name)
     method = "sequential" if method == "sequential" else "parallel"
     return ExtendedScan.apply(a, b, h0, method, chunk or default_chunk(dims["T"]))
 
 
+def _check_method(method: Any) -> None:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def _check_chunk(chunk: Any) -> None:
+    if chunk is not None and (not isinstance(chunk, int) or isinstance(chunk, bool)
+                              or chunk < 2):
+        raise ValueError(f"chunk must be None or an int >= 2, got {chunk!r}")
+
+
 class ExtendedScan(torch.autograd.Function):
-    r"""Stage 2 of :func:`linear_scan`: the scan in extended-exponent arithmetic, exact backward.
+    r"""Stage 2 of :func:`linear_scan`: the scan in extended-exponent arithmetic, exact
+    backward.
 
     Backpropagating through the mantissas would multiply ``d h / d m = 2^e`` (huge) by
-    ``d m / d a = 2^{-e}`` (tiny) only at the end, overflowing on the way. The adjoint of a
-    linear recurrence is a linear recurrence backwards in time, so the backward pass is a scan
-    too, exact by the same argument. With ``g_t = dL/dh_t`` and ``lambda_T = 0``:
+    ``d m / d a = 2^{-e}`` (tiny) only at the end, overflowing on the way. The adjoint
+    of a linear recurrence is a linear recurrence backwards in time, so the backward
+    pass is a scan too, exact by the same argument. With ``g_t = dL/dh_t`` and
+    ``lambda_T = 0``:
 
     .. math::
 
@@ -245,22 +290,45 @@ class ExtendedScan(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx: Any, a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor, method: str,
-                chunk: int) -> torch.Tensor:
-        ext = [to_extended(x) for x in (a, b, h0)]  # each (2, ...): no overflow, no inf * 0
+    def forward(ctx: Any, a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor,
+                method: str, chunk: int) -> torch.Tensor:
+        if not isinstance(h0, torch.Tensor):
+            raise TypeError("h0 must be a torch.Tensor (zeros for no initial state), "
+                            f"got {type(h0).__name__}")
+        _check_scan(a, b, h0)
+        if method not in ("sequential", "parallel"):  # the two that take an arithmetic
+            raise ValueError(f"method must be 'sequential' or 'parallel', got "
+                             f"{method!r}")
+        if chunk is None:
+            raise ValueError("chunk must be an int >= 2, got None")
+        _check_chunk(chunk)
+        for x, name in ((a, "a"), (b, "b"), (h0, "h0")):
+            check_finite(x, name)
+        ctx.method, ctx.chunk = method, chunk
+        if a.shape[-2] == 0:  # T = 0: no state
+            ctx.save_for_backward(a, h0, a)
+            return a.new_zeros(a.shape)
+        # each (2, ...): no overflow, no inf * 0
+        ext = [to_extended(x) for x in (a, b, h0)]
         h = from_extended(_run(*ext, method, chunk, EXTENDED), a.dtype)  # (..., T, H)
         ctx.save_for_backward(a, h0, h)
-        ctx.method, ctx.chunk = method, chunk
         return h
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         a, h0, h = ctx.saved_tensors
-        a_next = torch.cat([a[..., 1:, :], torch.ones_like(a[..., :1, :])], dim=-2)  # a_{t+1}
+        if a.shape[-2] == 0:
+            zero = torch.zeros_like(a)  # (..., 0, H)
+            return zero, zero.clone(), torch.zeros_like(h0), None, None
+        # a_{t+1}
+        a_next = torch.cat([a[..., 1:, :], torch.ones_like(a[..., :1, :])], dim=-2)
         lam = linear_scan(a_next.flip(-2), grad.flip(-2), method=ctx.method,
-                          chunk=ctx.chunk).flip(-2)  # (..., T, H): lambda_t, backwards in time
-        h_prev = torch.cat([h0.unsqueeze(-2), h[..., :-1, :]], dim=-2)  # (..., T, H): h_{t-1}
-        grad_a = torch.where(h_prev == 0, 0.0, lam * h_prev)  # 0, not inf * 0, where h = 0
+                          # (..., T, H): lambda_t, backwards in time
+                          chunk=ctx.chunk).flip(-2)
+        # (..., T, H): h_{t-1}
+        h_prev = torch.cat([h0.unsqueeze(-2), h[..., :-1, :]], dim=-2)
+        # 0, not inf * 0, where h = 0
+        grad_a = torch.where(h_prev == 0, 0.0, lam * h_prev)
         return grad_a, lam, a[..., 0, :] * lam[..., 0, :], None, None
 
 
@@ -399,17 +467,19 @@ def _blelloch(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def work_depth(T: int, method: str, chunk: int | None = None) -> tuple[int, int]:
-    """Number of ``combine`` applications (work) and of dependent rounds (depth) of a scan of length ``T``.
+    """Number of ``combine`` applications (work) and of dependent rounds (depth) of a
+    scan of length ``T``.
 
-    Counts follow the implementations above (a multiply-add step of the loop counts as one
-    ``combine``): ``sequential`` (T, T); ``hillis-steele`` (sum over rounds of ``T - d``,
-    ``ceil(log2 T)``); ``blelloch`` on the padded length ``n`` (``2(n - 1) + n``,
-    ``2 log2 n + 1``); ``parallel``: per level ``2 N C`` (reduce and re-scan) plus the work of
-    the ``N`` block ends, depth ``2 C`` plus theirs (``chunk`` defaults to ``ceil(sqrt(T))`` as
-    in :func:`linear_scan`).
+    Counts follow the implementations above (a multiply-add step of the loop counts as
+    one ``combine``): ``sequential`` (T, T); ``hillis-steele`` (sum over rounds of
+    ``T - d``, ``ceil(log2 T)``); ``blelloch`` on the padded length ``n``
+    (``2(n - 1) + n``, ``2 log2 n + 1``); ``parallel``: per level ``2 N C`` (reduce and
+    re-scan) plus the work of the ``N`` block ends, depth ``2 C`` plus theirs (``chunk``
+    defaults to ``ceil(sqrt(T))`` as in :func:`linear_scan`).
     """
-    if not isinstance(T, int) or T < 1:
-        raise ValueError(f"T must be a positive int, got {T!r}")
+    check_int(T, "T")
+    _check_method(method)
+    _check_chunk(chunk)
     if method == "sequential":
         return T, T
     if method == "hillis-steele":
@@ -420,11 +490,9 @@ def work_depth(T: int, method: str, chunk: int | None = None) -> tuple[int, int]
     if method == "blelloch":
         n = 1 << (T - 1).bit_length()
         return 2 * (n - 1) + n, 2 * (n.bit_length() - 1) + 1
-    if method == "parallel":
-        chunk = chunk or default_chunk(T)
-        if T <= chunk:
-            return T, T
-        n_blocks = -(-T // chunk)
-        work, depth = work_depth(n_blocks, "parallel", chunk)
-        return work + 2 * n_blocks * chunk, depth + 2 * chunk
-    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    chunk = chunk or default_chunk(T)  # "parallel"
+    if T <= chunk:
+        return T, T
+    n_blocks = -(-T // chunk)
+    work, depth = work_depth(n_blocks, "parallel", chunk)
+    return work + 2 * n_blocks * chunk, depth + 2 * chunk

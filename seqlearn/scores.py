@@ -41,36 +41,61 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from numbers import Real
 
 import torch
 from torch import Tensor, nn
 
-from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
+from seqlearn.validate import (check_bool, check_int, check_real, check_same_dtype,
+                               check_shape, check_tensor)
 
 
-def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None, dk: int | None = None,
-                    same_dim: bool = False) -> dict[str, int]:
+def check_query_key(q: Tensor, k: Tensor, *, dq: int | None = None,
+                    dk: int | None = None, same_dim: bool = False) -> dict[str, int]:
     """Validate a query/key pair and return the sizes ``Tq, dq, Tk, dk``.
 
     ``q`` is ``(..., Tq, dq)``, ``k`` is ``(..., Tk, dk)`` with the same leading (batch)
     dimensions, both floating point of one dtype. ``dq``/``dk`` fix the feature sizes (a
-    module's input widths); ``same_dim=True`` requires ``dq == dk`` (dot-product scores).
+    module's input widths); ``same_dim=True`` requires ``dq == dk`` (dot-product
+    scores).
     """
     check_tensor(q, "q")
     check_tensor(k, "k")
     check_same_dtype("q", q, "k", k)
     lead: dict = {}
-    qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq}, bound=lead)
-    if same_dim:
-        dk = qd["dq"]
-    kd = check_shape(k, "k", "... Tk dk", sizes=None if dk is None else {"dk": dk}, bound=lead)
-    return {"Tq": qd["Tq"], "dq": qd["dq"], "Tk": kd["Tk"], "dk": kd["dk"]}
+    qd = check_shape(q, "q", "... Tq dq", sizes=None if dq is None else {"dq": dq},
+                     bound=lead)
+    key_dim = "dq" if same_dim else "dk"  # "dq": the size q fixed
+    kd = check_shape(k, "k", f"... Tk {key_dim}",
+                     sizes=None if dk is None else {"dk": dk}, bound=lead)
+    return {"Tq": qd["Tq"], "dq": qd["dq"], "Tk": kd["Tk"], "dk": kd[key_dim]}
 
 
 def default_scale(d: int) -> float:
-    """The scaled dot product's factor ``1/sqrt(d)`` (Vaswani et al. 2017)."""
-    return 1.0 / math.sqrt(d)
+    """The scaled dot product's factor ``1/sqrt(d)`` (Vaswani et al. 2017),
+    ``d >= 1``."""
+    return 1.0 / math.sqrt(check_int(d, "d"))
+
+
+def _scale_for(scale: float | None, d: int) -> float:
+    """``scale``, checked, or the default ``1/sqrt(d)`` for queries of ``d``
+    features."""
+    if scale is not None:
+        return check_real(scale, "scale")
+    if d == 0:
+        raise ValueError("q and k have d=0 features, so the default scale 1/sqrt(d) is "
+                         "undefined; pass scale= (the scores are then all 0)")
+    return default_scale(d)
+
+
+def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """float32 for float16 and bfloat16 inputs, else ``dtype`` itself.
+
+    Reduced-precision attention sums its products and its exponentials in float32 and
+    rounds once at the end, as ``torch.nn.functional.scaled_dot_product_attention`` and
+    FlashAttention do: a float16 score ``q . k`` above 65504 would otherwise overflow to
+    ``inf`` and turn a softmax into NaN, and a running sum in bfloat16 keeps 8 bits.
+    """
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
 
 
 def dot_score(q: Tensor, k: Tensor) -> Tensor:
@@ -83,19 +108,19 @@ def dot_score(q: Tensor, k: Tensor) -> Tensor:
 
 
 def scaled_dot_score(q: Tensor, k: Tensor, scale: float | None = None) -> Tensor:
-    """Scaled dot-product score ``e_{t,i} = s * q_t^T k_i`` with ``s = 1/sqrt(d)`` by default.
+    """Scaled dot-product score ``e_{t,i} = s * q_t^T k_i`` with ``s = 1/sqrt(d)`` by
+    default.
 
-    q (..., Tq, d), k (..., Tk, d) -> e (..., Tq, Tk). ``scale`` overrides ``s`` (any finite
-    real number; ``0`` gives uniform attention).
+    q (..., Tq, d), k (..., Tk, d) -> e (..., Tq, Tk). ``scale`` overrides ``s`` (any
+    finite real number; ``0`` gives uniform attention). float16 and bfloat16 scores are
+    computed in float32 and rounded once (a product ``q . k`` may exceed their range
+    before scaling).
     """
     dims = check_query_key(q, k, same_dim=True)
-    if scale is None:
-        scale = default_scale(dims["dq"])
-    elif not isinstance(scale, Real) or isinstance(scale, bool):
-        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
-    elif not math.isfinite(scale):
-        raise ValueError(f"scale must be finite, got {scale}")
-    return float(scale) * (q @ k.transpose(-2, -1))  # (..., Tq, Tk)
+    scale = _scale_for(scale, dims["dq"])
+    work = _compute_dtype(q.dtype)
+    # (..., Tq, Tk)
+    return (scale * (q.to(work) @ k.to(work).transpose(-2, -1))).to(q.dtype)
 
 
 def concat_pairs(q: Tensor, k: Tensor) -> Tensor:

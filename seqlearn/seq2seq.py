@@ -49,7 +49,7 @@ computed with :class:`seqlearn.gated.GRU` (equal outputs, tested).
 from __future__ import annotations
 
 import copy
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 import torch.nn.functional as F
@@ -57,7 +57,7 @@ from torch import Tensor, nn
 
 from seqlearn import gated, scores
 from seqlearn.attention import attend
-from seqlearn.data.vocab import Seq2SeqBatch, Vocab
+from seqlearn.data.vocab import Seq2SeqBatch, Vocab, vocab_size
 from seqlearn.train import fit
 from seqlearn.validate import (check_bool, check_int, check_real, check_shape, check_tensor,
                                check_tokens)
@@ -78,34 +78,45 @@ def _reverse_within(x: Tensor, lengths: Tensor) -> Tensor:
 
 
 class Seq2Seq(nn.Module):
-    """GRU encoder--decoder; Bahdanau attention when ``score`` is given (module docstring)."""
+    """GRU encoder--decoder; Bahdanau attention when ``score`` is given (module
+    docstring).
 
-    def __init__(self, src_vocab: Vocab, tgt_vocab: Vocab, hidden: int, *,
+    ``src_vocab``/``tgt_vocab``: a :class:`seqlearn.data.Vocab` or its size, as for
+    :class:`seqlearn.transformer.Transformer`; with a size, the target ids 0, 1, 2 are
+    ``<pad>``, ``<bos>``, ``<eos>`` (the numbering of ``Vocab``), kept in ``pad``,
+    ``bos``, ``eos``.
+    """
+
+    def __init__(self, src_vocab: Vocab | int, tgt_vocab: Vocab | int, hidden: int, *,
                  score: str | nn.Module | None = None, bidirectional: bool = True,
                  init: str = "learned", embedding: int | None = None,
                  max_src_len: int = 64) -> None:
         super().__init__()
-        for vocab, name in ((src_vocab, "src_vocab"), (tgt_vocab, "tgt_vocab")):
-            if not isinstance(vocab, Vocab):
-                raise TypeError(f"{name} must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
+        V_src = vocab_size(src_vocab, "src_vocab")
+        # <pad>, <bos>, <eos> at least
+        V_tgt = vocab_size(tgt_vocab, "tgt_vocab", minimum=3)
+        # ids 0, 1, 2
+        specials = tgt_vocab if isinstance(tgt_vocab, Vocab) else Vocab([])
+        self.pad, self.bos, self.eos = specials.pad, specials.bos, specials.eos
         hidden = check_int(hidden, "hidden")
         check_bool(bidirectional, "bidirectional")
         if bidirectional and hidden % 2:
-            raise ValueError(f"hidden must be even with bidirectional=True (hidden // 2 per "
-                             f"direction), got {hidden}")
+            raise ValueError("hidden must be even with bidirectional=True (hidden // 2 "
+                             f"per direction), got {hidden}")
         if init not in INITS:
             raise ValueError(f"init must be one of {INITS}, got {init!r}")
         E = hidden if embedding is None else check_int(embedding, "embedding")
         self.max_src_len = check_int(max_src_len, "max_src_len")
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+        self.src_vocab_size, self.tgt_vocab_size = V_src, V_tgt
         self.hidden, self.bidirectional, self.init = hidden, bidirectional, init
         H_dir = hidden // 2 if bidirectional else hidden
-        self.src_embed = nn.Embedding(len(src_vocab), E)
-        self.tgt_embed = nn.Embedding(len(tgt_vocab), E)
+        self.src_embed = nn.Embedding(V_src, E)
+        self.tgt_embed = nn.Embedding(V_tgt, E)
         self.encoder_fwd = nn.GRU(E, H_dir, batch_first=True)
         self.encoder_bwd = nn.GRU(E, H_dir, batch_first=True) if bidirectional else None
         self.decoder = nn.GRU(E + hidden, hidden, batch_first=True)
-        self.out = nn.Linear(2 * hidden + E, len(tgt_vocab))
+        self.out = nn.Linear(2 * hidden + E, V_tgt)
         self.init_proj = nn.Linear(hidden, hidden) if init == "learned" else None
         self.s0 = nn.Parameter(torch.zeros(hidden)) if init == "parameter" else None
         self.score_name, self.score = self._make_score(score, hidden, self.max_src_len)
@@ -131,11 +142,12 @@ class Seq2Seq(nn.Module):
     # ------------------------------------------------------------------ validation
 
     def _check_source(self, src: Tensor, src_lengths: Tensor) -> dict[str, int]:
-        dims = check_tokens(src, "src", "B S", len(self.src_vocab))
+        dims = check_tokens(src, "src", "B S", self.src_vocab_size)
         check_tensor(src_lengths, "src_lengths", floating=False)
         if (src_lengths.dtype == torch.bool or src_lengths.is_complex()
                 or src_lengths.is_floating_point()):
-            raise TypeError(f"src_lengths must be an integer tensor, got dtype {src_lengths.dtype}")
+            raise TypeError(f"src_lengths must be an integer tensor, got dtype "
+                            f"{src_lengths.dtype}")
         check_shape(src_lengths, "src_lengths", "B", sizes={"B": dims["B"]})
         if bool(((src_lengths < 1) | (src_lengths > dims["S"])).any()):
             raise ValueError(f"src_lengths must lie in [1, S={dims['S']}], got "
@@ -199,16 +211,19 @@ class Seq2Seq(nn.Module):
 
     def forward(self, src: Tensor, src_lengths: Tensor, tgt_in: Tensor
                 ) -> tuple[Tensor, Tensor | None]:
-        """Teacher forcing: ``logits (B, T, V)`` for every step and weights ``(B, T, S)`` or None."""
+        """Teacher forcing: ``logits (B, T, V)`` for every step and weights
+        ``(B, T, S)`` or None."""
         B = self._check_source(src, src_lengths)["B"]
-        T = check_tokens(tgt_in, "tgt_in", "B T", len(self.tgt_vocab))["T"]
+        T = check_tokens(tgt_in, "tgt_in", "B T", self.tgt_vocab_size)["T"]
         check_shape(tgt_in, "tgt_in", "B T", sizes={"B": B})
         states, code, mask = self.encode(src, src_lengths)
         s = self.initial_state(states, code, mask)  # (B, H)
-        if self.score is None:  # no attention: the decoder's input is known, run it in one call
+        # no attention: the decoder's input is known, run it in one call
+        if self.score is None:
             emb = self.tgt_embed(tgt_in)  # (B, T, E)
             c = code[:, None].expand(B, T, self.hidden)  # (B, T, H)
-            s_all, _ = self.decoder(torch.cat([emb, c], -1), s[None].contiguous())  # (B, T, H)
+            # (B, T, H)
+            s_all, _ = self.decoder(torch.cat([emb, c], -1), s[None].contiguous())
             return self.out(torch.cat([s_all, c, emb], -1)), None
         logits, weights = [], []
         for t in range(T):
@@ -220,25 +235,27 @@ class Seq2Seq(nn.Module):
     @torch.no_grad()
     def greedy_decode(self, src: Tensor, src_lengths: Tensor, max_len: int
                       ) -> tuple[Tensor, Tensor | None]:
-        """Feed back the arg-max token until every row has emitted ``<eos>`` or ``max_len`` steps.
+        """Feed back the arg-max token until every row has emitted ``<eos>`` or
+        ``max_len`` steps.
 
-        Returns ``tokens (B, L)`` long, ``L <= max_len``, each row ending with its ``<eos>``
-        then ``<pad>``, and the attention weights ``(B, L, S)`` (zero after ``<eos>``) or None.
+        Returns ``tokens (B, L)`` long, ``L <= max_len``, each row ending with its
+        ``<eos>`` then ``<pad>``, and the attention weights ``(B, L, S)`` (zero after
+        ``<eos>``) or None.
         """
         max_len = check_int(max_len, "max_len")
         states, code, mask = self.encode(src, src_lengths)
         s = self.initial_state(states, code, mask)
         B = src.shape[0]
-        y = torch.full((B,), self.tgt_vocab.bos, dtype=torch.long, device=src.device)
+        y = torch.full((B,), self.bos, dtype=torch.long, device=src.device)
         done = torch.zeros(B, dtype=torch.bool, device=src.device)
         tokens, weights = [], []
         for _ in range(max_len):
             logits, s, w = self.step(y, s, states, code, mask)
-            y = logits.argmax(-1).masked_fill(done, self.tgt_vocab.pad)  # (B,)
+            y = logits.argmax(-1).masked_fill(done, self.pad)  # (B,)
             tokens.append(y)
             if w is not None:
                 weights.append(w.masked_fill(done[:, None], 0.0))
-            done = done | (y == self.tgt_vocab.eos)
+            done = done | (y == self.eos)
             if bool(done.all()):
                 break
         return torch.stack(tokens, 1), (torch.stack(weights, 1) if weights else None)
@@ -278,12 +295,39 @@ def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor
     return nll / mask.sum()
 
 
+def _check_batch(batch: Any, src_vocab_size: int, tgt_vocab_size: int,
+                 name: str = "batch") -> None:
+    """``batch``: a :class:`Seq2SeqBatch` whose fields fit each other and the
+    vocabularies (errors name the field, e.g. ``batch.tgt_out``), before a model reads
+    any of it."""
+    if not isinstance(batch, Seq2SeqBatch):
+        raise TypeError(f"{name} must be a Seq2SeqBatch, got {type(batch).__name__}")
+    dims = check_tokens(batch.src, f"{name}.src", "B S", src_vocab_size)
+    dims |= check_tokens(batch.tgt_in, f"{name}.tgt_in", "B T", tgt_vocab_size)
+    check_tokens(batch.tgt_out, f"{name}.tgt_out", "B T", tgt_vocab_size)
+    for field, spec in (("src", "B S"), ("src_lengths", "B"), ("src_mask", "B S"),
+                        ("tgt_in", "B T"), ("tgt_out", "B T"), ("tgt_mask", "B T")):
+        check_shape(getattr(batch, field), f"{name}.{field}", spec, sizes=dims)
+    for field in ("src_mask", "tgt_mask"):
+        mask = getattr(batch, field)
+        check_tensor(mask, f"{name}.{field}", floating=False)
+        if mask.dtype != torch.bool:
+            raise TypeError(f"{name}.{field} must be a bool tensor (True = token), got "
+                            f"dtype {mask.dtype}")
+    lengths = batch.src_lengths
+    check_tensor(lengths, f"{name}.src_lengths", floating=False)
+    if lengths.dtype == torch.bool or lengths.is_complex():
+        raise TypeError(f"{name}.src_lengths must hold integer lengths, got dtype "
+                        f"{lengths.dtype}")
+
+
 def exact_match(tokens: Tensor, target: Tensor, eos: int) -> Tensor:
-    """``(B,)`` bool: row ``b`` of ``tokens`` equals row ``b`` of ``target`` up to its first ``eos``.
+    """``(B,)`` bool: row ``b`` of ``tokens`` equals row ``b`` of ``target`` up to its
+    first ``eos``.
 
     Both are ``(B, T)`` long (widths may differ); everything after a row's first ``eos``
-    (padding, or tokens a decoder produced after finishing) is ignored. A row of ``tokens``
-    without ``eos`` never matches a target that has one.
+    (padding, or tokens a decoder produced after finishing) is ignored. A row of
+    ``tokens`` without ``eos`` never matches a target that has one.
     """
     check_int(eos, "eos", minimum=0)
     rows = []
@@ -291,38 +335,45 @@ def exact_match(tokens: Tensor, target: Tensor, eos: int) -> Tensor:
         check_tensor(x, name, floating=False)
         if x.dtype != torch.long:
             raise TypeError(f"{name} must be a LongTensor, got dtype {x.dtype}")
-        check_shape(x, name, "B T", sizes={"B": tokens.shape[0]} if name == "target" else None)
-        after = (x == eos).long().cumsum(1) - (x == eos).long() > 0  # (B, T): past the first eos
+        check_shape(x, name, "B T",
+                    sizes={"B": tokens.shape[0]} if name == "target" else None)
+        if x.numel() and int(x.min()) < 0:
+            raise ValueError(f"{name} must hold ids >= 0, got {int(x.min())}")
+        # (B, T): past the first eos
+        after = (x == eos).long().cumsum(1) - (x == eos).long() > 0
         rows.append(x.masked_fill(after, -1))
     width = max(r.shape[1] for r in rows)
     a, b = (F.pad(r, (0, width - r.shape[1]), value=-1) for r in rows)  # (B, width)
     return (a == b).all(1)
 
 
-def greedy_exact_match(model: Seq2Seq, batch: Seq2SeqBatch, *, max_len: int | None = None
-                       ) -> Tensor:
-    """``(B,)`` bool: does greedy decoding reproduce ``batch.tgt_out`` (up to ``<eos>``)?
+def greedy_exact_match(model: Seq2Seq, batch: Seq2SeqBatch, *,
+                       max_len: int | None = None) -> Tensor:
+    """``(B,)`` bool: does greedy decoding reproduce ``batch.tgt_out`` (up to
+    ``<eos>``)?
 
-    ``max_len`` defaults to the target width (enough for a correct answer and its ``<eos>``).
+    ``max_len`` defaults to the target width (enough for a correct answer and its
+    ``<eos>``).
     """
     if not isinstance(model, Seq2Seq):
         raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
-    if not isinstance(batch, Seq2SeqBatch):
-        raise TypeError(f"batch must be a seqlearn.data.Seq2SeqBatch, got {type(batch).__name__}")
+    _check_batch(batch, model.src_vocab_size, model.tgt_vocab_size)
     max_len = batch.tgt_out.shape[1] if max_len is None else max_len
     tokens, _ = model.greedy_decode(batch.src, batch.src_lengths, max_len)
-    return exact_match(tokens, batch.tgt_out, model.tgt_vocab.eos)
+    return exact_match(tokens, batch.tgt_out, model.eos)
 
 
 def fit_seq2seq(model: Seq2Seq, batches: Callable[[int], Seq2SeqBatch], steps: int, *,
-                lr: float = 3e-3, clip: float | None = 1.0, decay: bool = False) -> list[float]:
-    """Train with teacher forcing on :func:`masked_cross_entropy` with Adam; return the losses.
+                lr: float = 3e-3, clip: float | None = 1.0,
+                decay: bool = False) -> list[float]:
+    """Train with teacher forcing on :func:`masked_cross_entropy` with Adam; return the
+    losses.
 
-    ``batches(step)`` returns a :class:`seqlearn.data.Seq2SeqBatch`. ``clip`` rescales the
-    gradient to that global norm when it is larger (``None``: off). ``decay=True`` lowers the
-    learning rate linearly, ``lr_k = lr (1 - k / steps)`` at step ``k`` (an attention model on
-    the reverse task goes from about 0.5 to 0.97 exact match in 300 steps with it). The loop
-    is :func:`seqlearn.train.fit` with this loss.
+    ``batches(step)`` returns a :class:`seqlearn.data.Seq2SeqBatch`. ``clip`` rescales
+    the gradient to that global norm when it is larger (``None``: off). ``decay=True``
+    lowers the learning rate linearly, ``lr_k = lr (1 - k / steps)`` at step ``k`` (an
+    attention model on the reverse task goes from about 0.5 to 0.97 exact match in 300
+    steps with it). The loop is :func:`seqlearn.train.fit` with this loss.
     """
     if not isinstance(model, Seq2Seq):
         raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
@@ -331,6 +382,7 @@ def fit_seq2seq(model: Seq2Seq, batches: Callable[[int], Seq2SeqBatch], steps: i
         if not isinstance(batch, Seq2SeqBatch):
             raise TypeError(f"batches(step) must return a Seq2SeqBatch, "
                             f"got {type(batch).__name__}")
+        _check_batch(batch, model.src_vocab_size, model.tgt_vocab_size, "batches(step)")
         logits, _ = model(batch.src, batch.src_lengths, batch.tgt_in)  # (B, T, V)
         return masked_cross_entropy(logits, batch.tgt_out, batch.tgt_mask)
 

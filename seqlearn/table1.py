@@ -38,7 +38,7 @@ from torch import Tensor, nn
 from seqlearn.attention import MultiHeadAttention, attention
 from seqlearn.complexity import jacobian_pattern
 from seqlearn.local_attention import restricted_attention
-from seqlearn.validate import check_int
+from seqlearn.validate import check_int, check_nonempty, check_shape, check_tensor
 
 KINDS = ("self-attention", "recurrent", "convolutional", "dilated convolutional",
          "restricted self-attention")
@@ -82,50 +82,70 @@ def _causal_conv(d: int, kernel: int, dilation: int,
 
 def layer(kind: str, d: int, *, kernel: int = 3, radius: int = 4, dilation: int = 1,
           dtype: torch.dtype | None = None) -> Callable[[Tensor], Tensor]:
-    """One layer of ``kind`` on ``d`` features, as a function ``(B, n, d) -> (B, n, d)``.
+    """One layer of ``kind`` on ``d`` features, as a function
+    ``(B, n, d) -> (B, n, d)``.
 
-    Self-attention is the bare scaled dot product ``attention(x, x, x)`` (the ``O(n^2 d)`` of
-    the table; the projections add ``O(n d^2)``); recurrent is ``torch.nn.GRU(d, d)``;
-    convolutional is a causal ``torch.nn.Conv1d(d, d, kernel, dilation=dilation)``;
-    restricted self-attention sees ``radius`` neighbours per side. Weights are drawn from
-    torch's global generator (seed it first).
+    Self-attention is the bare scaled dot product ``attention(x, x, x)`` (the
+    ``O(n^2 d)`` of the table; the projections add ``O(n d^2)``); recurrent is
+    ``torch.nn.GRU(d, d)``; convolutional is a causal
+    ``torch.nn.Conv1d(d, d, kernel, dilation=dilation)``; restricted self-attention sees
+    ``radius`` neighbours per side. Weights are drawn from torch's global generator
+    (seed it first).
     """
     _check_kind(kind)
     for value, name in ((d, "d"), (kernel, "kernel"), (dilation, "dilation")):
         check_int(value, name)
     check_int(radius, "radius", minimum=0)
     if kernel < 2:
-        raise ValueError(f"kernel must be at least 2 (a kernel of 1 never connects positions), "
-                         f"got {kernel}")
+        raise ValueError("kernel must be at least 2 (a kernel of 1 never connects "
+                         f"positions), got {kernel}")
     if kind == "self-attention":
-        return lambda x: attention(x, x, x)[0]
+        return _checked(lambda x: attention(x, x, x)[0], d, None)
     if kind == "restricted self-attention":
-        return lambda x: restricted_attention(x, x, x, radius)
+        return _checked(lambda x: restricted_attention(x, x, x, radius), d, None)
     if kind == "recurrent":
         gru = nn.GRU(d, d, batch_first=True, dtype=dtype)
-        return lambda x: gru(x)[0]
-    return _causal_conv(d, kernel, dilation, dtype)
+        return _checked(lambda x: gru(x)[0], d, gru.weight_ih_l0.dtype)
+    conv = _causal_conv(d, kernel, dilation, dtype)
+    return _checked(conv, d, dtype or torch.get_default_dtype())
 
 
-def dependency_patterns(kind: str, T: int, *, d: int = 4, kernel: int = 3, radius: int = 4,
+def _checked(fn: Callable[[Tensor], Tensor], d: int,
+             dtype: torch.dtype | None) -> Callable[[Tensor], Tensor]:
+    """``fn`` with its input checked first: ``x (B, n >= 1, d)`` floating, of ``dtype``
+    (the layer's weights') when it has one."""
+    def layer_of(x: Tensor) -> Tensor:
+        check_tensor(x, "x")
+        check_nonempty(x, "x", "B n d", "n")
+        check_shape(x, "x", "B n d", sizes={"d": d})
+        if dtype is not None and x.dtype != dtype:
+            raise TypeError(f"x must have the layer's dtype {dtype}, got {x.dtype}")
+        return fn(x)  # (B, n, d)
+
+    return layer_of
+
+
+def dependency_patterns(kind: str, T: int, *, d: int = 4, kernel: int = 3,
+                        radius: int = 4,
                         seed: int = 0) -> tuple[list[Tensor], Tensor | None, bool]:
     """Direct-dependency patterns of a stack of ``kind`` layers on ``T`` positions.
 
-    Returns ``(layers, within, causal)`` for :func:`seqlearn.complexity.max_path_length`:
-    ``layers`` the ``(T, T)`` bool pattern of each layer's output on its input (one per
-    distinct layer; the dilated stack lists dilations ``1, k, ..., k^(L-1)`` until their
-    reach ``k^L - 1`` spans the sequence), ``within`` how a recurrent layer's outputs read each other (``h_t`` reads
+    Returns ``(layers, within, causal)`` for
+    :func:`seqlearn.complexity.max_path_length`: ``layers`` the ``(T, T)`` bool pattern
+    of each layer's output on its input (one per distinct layer; the dilated stack lists
+    dilations ``1, k, ..., k^(L-1)`` until their reach ``k^L - 1`` spans the sequence),
+    ``within`` how a recurrent layer's outputs read each other (``h_t`` reads
     ``h_{t-1}``, from the Jacobian of ``GRUCell`` with respect to its state), ``causal``
     whether only pairs ``s <= t`` can be connected (the recurrent layer and the causal
-    convolutions read left to right).
-    Every pattern is measured with :func:`seqlearn.complexity.jacobian_pattern` on random
-    float64 inputs and weights.
+    convolutions read left to right). Every pattern is measured with
+    :func:`seqlearn.complexity.jacobian_pattern` on random float64 inputs and weights.
     """
     _check_kind(kind)
     check_int(T, "T")
     check_int(d, "d")
     check_int(kernel, "kernel", minimum=2)
     check_int(radius, "radius")
+    check_int(seed, "seed", minimum=0)
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     x = torch.randn(T, d, generator=gen, dtype=torch.float64)  # (T, d)
@@ -141,10 +161,12 @@ def dependency_patterns(kind: str, T: int, *, d: int = 4, kernel: int = 3, radiu
         return [reads_input], reads_state, True
     if kind == "self-attention":
         mha = MultiHeadAttention(d, 1).double()
-        return [jacobian_pattern(lambda z: mha(z[None], z[None], z[None])[0][0], x)], None, False
+        pattern = jacobian_pattern(lambda z: mha(z[None], z[None], z[None])[0][0], x)
+        return [pattern], None, False
     if kind == "restricted self-attention":
-        return [jacobian_pattern(lambda z: restricted_attention(z[None], z[None], z[None],
-                                                                radius)[0], x)], None, False
+        pattern = jacobian_pattern(
+            lambda z: restricted_attention(z[None], z[None], z[None], radius)[0], x)
+        return [pattern], None, False
     dilations = [1]
     if kind == "dilated convolutional":
         while kernel ** len(dilations) < T:  # the stack reaches back k^L - 1 positions

@@ -10,9 +10,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from seqlearn.data.vocab import Seq2SeqBatch, Vocab
+from seqlearn.data.vocab import Seq2SeqBatch, Vocab, vocab_size
 from seqlearn.layernorm import LayerNorm
-from seqlearn.seq2seq import exact_match, masked_cross_entropy
+from seqlearn.seq2seq import _check_batch, exact_match, masked_cross_entropy
 from seqlearn.transformer_layers import DecoderLayer, EncoderLayer, FeedForward, _key_mask
 from seqlearn.validate import check_bool, check_int, check_real, check_shape, check_tokens
 
@@ -60,29 +60,29 @@ class Transformer(nn.Module):
         x^{(0)}_i = E_x[x_i] + PE_i, \qquad y^{(0)}_t = E_y[y_{t-1}] + PE_t, \qquad
         p(y_t \mid y_{<t}, x) = \operatorname{softmax}\big(W_o\, y^{(N)}_t + b_o\big)
 
-    (book equations eq-tf-embed and eq-tf-output): ``num_layers`` :class:`EncoderLayer` read
-    the source, ``num_layers`` :class:`DecoderLayer` read the shifted target with causal
-    self-attention and cross-attention on the encoder's output. With ``norm_first=True``
-    (pre-norm) a final :class:`LayerNorm` follows each stack, as in ``torch.nn.Transformer``
-    and the Annotated Transformer. The embeddings start as ``N(0, embedding_std^2)`` and are
-    **not** multiplied by ``sqrt(d_model)``: the positions' entries have a root mean square of
-    ``1/sqrt(2)``, and the paper's factor on torch's ``N(0, 1)`` start would drown them. The
-    default 0.5 keeps the token part of ``x^{(0)}`` a little below the positional part (a
-    choice of this library; ``bench/study_transformer.py`` trains with it, it compares no
-    other scale).
+    (book equations eq-tf-embed and eq-tf-output): ``num_layers`` :class:`EncoderLayer`
+    read the source, ``num_layers`` :class:`DecoderLayer` read the shifted target with
+    causal self-attention and cross-attention on the encoder's output. With
+    ``norm_first=True`` (pre-norm) a final :class:`LayerNorm` follows each stack, as in
+    ``torch.nn.Transformer`` and the Annotated Transformer. The embeddings start as
+    ``N(0, embedding_std^2)`` and are **not** multiplied by ``sqrt(d_model)``: the
+    positions' entries have a root mean square of ``1/sqrt(2)``, and the paper's factor
+    on torch's ``N(0, 1)`` start would drown them. The default 0.5 keeps the token part
+    of ``x^{(0)}`` a little below the positional part (a choice of this library;
+    ``bench/study_transformer.py`` trains with it, it compares no other scale).
     ``tie_weights=True`` uses the target embedding as ``W_o`` (Press & Wolf 2017).
     ``src_vocab``/``tgt_vocab``: vocabulary sizes (or :class:`seqlearn.data.Vocab`).
     """
 
     def __init__(self, src_vocab: int | Vocab, tgt_vocab: int | Vocab, d_model: int,
-                 num_heads: int, num_layers: int, d_ff: int, *, norm_first: bool = False,
-                 max_len: int = 512, tie_weights: bool = False,
-                 embedding_std: float = 0.5) -> None:
+                 num_heads: int, num_layers: int, d_ff: int, *,
+                 norm_first: bool = False, max_len: int = 512,
+                 tie_weights: bool = False, embedding_std: float = 0.5) -> None:
         super().__init__()
-        sizes = [len(v) if isinstance(v, Vocab) else check_int(v, name)
-                 for v, name in ((src_vocab, "src_vocab"), (tgt_vocab, "tgt_vocab"))]
+        sizes = [vocab_size(src_vocab, "src_vocab"), vocab_size(tgt_vocab, "tgt_vocab")]
         self.src_vocab_size, self.tgt_vocab_size = sizes
-        self.d_model, self.max_len = check_int(d_model, "d_model"), check_int(max_len, "max_len")
+        self.d_model = check_int(d_model, "d_model")
+        self.max_len = check_int(max_len, "max_len")
         check_int(num_layers, "num_layers")
         check_bool(tie_weights, "tie_weights")
         self.norm_first = check_bool(norm_first, "norm_first")
@@ -167,20 +167,31 @@ class Transformer(nn.Module):
                 "cross": [layer.cross_weights for layer in self.decoder]}
 
 
+def _check_model_batch(model: Transformer, batch: Seq2SeqBatch) -> None:
+    if not isinstance(model, Transformer):
+        raise TypeError(f"model must be a Transformer, got {type(model).__name__}")
+    _check_batch(batch, model.src_vocab_size, model.tgt_vocab_size)
+
+
 def transformer_loss(model: Transformer, batch: Seq2SeqBatch) -> Tensor:
-    """Teacher-forced :func:`seqlearn.seq2seq.masked_cross_entropy` of a batch (eq-s2s-loss)."""
-    if not isinstance(batch, Seq2SeqBatch):
-        raise TypeError(f"batch must be a Seq2SeqBatch, got {type(batch).__name__}")
+    """Teacher-forced :func:`seqlearn.seq2seq.masked_cross_entropy` of a batch
+    (eq-s2s-loss)."""
+    _check_model_batch(model, batch)
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask)  # (B, T, V)
     return masked_cross_entropy(logits, batch.tgt_out, batch.tgt_mask)
 
 
-def decoded_exact_match(model: Transformer, batch: Seq2SeqBatch, vocab: Vocab) -> Tensor:
+def decoded_exact_match(model: Transformer, batch: Seq2SeqBatch,
+                        vocab: Vocab) -> Tensor:
     """``(B,)`` bool: greedy decoding reproduces ``batch.tgt_out`` up to ``<eos>``."""
-    if not isinstance(batch, Seq2SeqBatch):
-        raise TypeError(f"batch must be a Seq2SeqBatch, got {type(batch).__name__}")
+    _check_model_batch(model, batch)
     if not isinstance(vocab, Vocab):
-        raise TypeError(f"vocab must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
-    tokens = model.greedy_decode(batch.src, batch.tgt_out.shape[1], vocab.bos, vocab.eos,
+        raise TypeError(f"vocab must be a seqlearn.data.Vocab, got "
+                        f"{type(vocab).__name__}")
+    if len(vocab) != model.tgt_vocab_size:
+        raise ValueError(f"vocab must be the model's target vocabulary of "
+                         f"{model.tgt_vocab_size} tokens, got {len(vocab)} tokens")
+    tokens = model.greedy_decode(batch.src, batch.tgt_out.shape[1], vocab.bos,
+                                 vocab.eos,
                                  src_mask=batch.src_mask, pad=vocab.pad)
     return exact_match(tokens, batch.tgt_out, vocab.eos)

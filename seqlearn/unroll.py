@@ -26,7 +26,7 @@ import torch
 
 from seqlearn.attention import causal_mask
 from seqlearn.gated import GRU
-from seqlearn.scan import linear_scan
+from seqlearn.scan import _linear_scan
 from seqlearn.validate import check_tensor, check_same_dtype, check_shape
 
 
@@ -60,9 +60,11 @@ def gru_implied_weights(u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return alpha, beta
 
 
-def apply_implied_weights(alpha: torch.Tensor, beta: torch.Tensor, h_tilde: torch.Tensor,
+def apply_implied_weights(alpha: torch.Tensor, beta: torch.Tensor,
+                          h_tilde: torch.Tensor,
                           h0: torch.Tensor | None = None) -> torch.Tensor:
-    r"""The weighted sum ``h_t = sum_i alpha[t, i] * h~_i + beta[t] * h_0`` (``h_0 = 0`` if None).
+    r"""The weighted sum ``h_t = sum_i alpha[t, i] * h~_i + beta[t] * h_0`` (``h_0 = 0``
+    if None).
 
     Shapes: ``alpha (..., T, T, H)``, ``beta (..., T, H)``, ``h_tilde (..., T, H)``,
     ``h0 (..., H)``; returns ``h (..., T, H)``.
@@ -70,28 +72,31 @@ def apply_implied_weights(alpha: torch.Tensor, beta: torch.Tensor, h_tilde: torc
     dims = _check_gates(h_tilde, "h_tilde")
     T, H = dims["T"], dims["H"]
     batch = tuple(h_tilde.shape[:-2])
-    if not isinstance(alpha, torch.Tensor) or tuple(alpha.shape) != batch + (T, T, H):
-        raise ValueError(f"alpha must have shape {batch + (T, T, H)}, got {tuple(getattr(alpha, 'shape', ()))}")
-    if not isinstance(beta, torch.Tensor) or tuple(beta.shape) != batch + (T, H):
-        raise ValueError(f"beta must have shape {batch + (T, H)}, got {tuple(getattr(beta, 'shape', ()))}")
-    check_same_dtype("alpha", alpha, "h_tilde", h_tilde)
-    check_same_dtype("beta", beta, "h_tilde", h_tilde)
+    given = f"(h_tilde has shape {tuple(h_tilde.shape)})"
+    for x, name, want in ((alpha, "alpha", batch + (T, T, H)),
+                          (beta, "beta", batch + (T, H)), (h0, "h0", batch + (H,))):
+        if x is None and name == "h0":
+            continue
+        check_tensor(x, name)
+        if tuple(x.shape) != want:
+            raise ValueError(f"{name} must have shape {want}, got {tuple(x.shape)} "
+                             f"{given}")
+        check_same_dtype(name, x, "h_tilde", h_tilde)
     h = torch.einsum("...tih,...ih->...th", alpha, h_tilde)  # (..., T, H)
     if h0 is not None:
-        if not isinstance(h0, torch.Tensor) or tuple(h0.shape) != batch + (H,):
-            raise ValueError(f"h0 must have shape {batch + (H,)}, got {tuple(getattr(h0, 'shape', ()))}")
-        check_same_dtype("h0", h0, "h_tilde", h_tilde)
         h = h + beta * h0.unsqueeze(-2)  # (..., T, H)
     return h
 
 
-def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor, h0: torch.Tensor | None = None,
+def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor,
+                    h0: torch.Tensor | None = None,
                     method: str = "sequential") -> torch.Tensor:
     r"""All states of the gated update ``eq-g2a-update`` for given gates and candidates.
 
     It is the linear recurrence ``h_t = a_t h_{t-1} + b_t`` with ``a_t = u_t`` and
-    ``b_t = (1 - u_t) * h~_t``, so it is :func:`seqlearn.scan.linear_scan` (``method`` as there).
-    Shapes: ``u, h_tilde (..., T, H)``, ``h0 (..., H)`` or None; returns ``(..., T, H)``.
+    ``b_t = (1 - u_t) * h~_t``, so it is :func:`seqlearn.scan.linear_scan` (``method``
+    as there). Shapes: ``u, h_tilde (..., T, H)``, ``h0 (..., H)`` or None; returns
+    ``(..., T, H)``.
     """
     _check_gates(u)
     if not isinstance(h_tilde, torch.Tensor) or h_tilde.shape != u.shape:
@@ -99,7 +104,8 @@ def gru_update_loop(u: torch.Tensor, h_tilde: torch.Tensor, h0: torch.Tensor | N
                          f"got {tuple(getattr(h_tilde, 'shape', ()))}")
     check_tensor(h_tilde, "h_tilde")
     check_same_dtype("u", u, "h_tilde", h_tilde)
-    return linear_scan(u, (1 - u) * h_tilde, h0, method=method)
+    return _linear_scan(u, (1 - u) * h_tilde, h0, method, None,
+                        ("u", "(1 - u) * h_tilde", "h0"))
 
 
 def notes_printed_weights(u: torch.Tensor) -> torch.Tensor:
@@ -124,8 +130,8 @@ def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = N
               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     r"""Keep gates, candidates and states of a one-layer GRU along its trajectory.
 
-    ``gru`` is a ``torch.nn.GRU`` (``batch_first=True``) or a :class:`seqlearn.gated.GRU`, with one
-    layer and one direction. In torch's notation
+    ``gru`` is a ``torch.nn.GRU`` (``batch_first=True``) or a
+    :class:`seqlearn.gated.GRU`, with one layer and one direction. In torch's notation
 
     .. math::
 
@@ -133,22 +139,28 @@ def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = N
         n_t = \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})),\quad
         h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1},
 
-    so torch's ``z`` is the keep gate ``u`` of ``eq-g2a-update`` and ``n`` is the candidate ``h~``.
-    The steps are those of :class:`seqlearn.gated.GRUCell` (weights copied by ``from_torch``).
+    so torch's ``z`` is the keep gate ``u`` of ``eq-g2a-update`` and ``n`` is the
+    candidate ``h~``. The steps are those of :class:`seqlearn.gated.GRUCell` (weights
+    copied by ``from_torch``).
 
     Args:
-        gru: the network. x: ``(B, T, D)`` inputs. h0: ``(B, H)`` initial state or None (zeros).
+        gru: the network. x: ``(B, T, D)`` inputs. h0: ``(B, H)`` initial state or None
+        (zeros).
 
     Returns:
         ``(u, h_tilde, h)``, each ``(B, T, H)``; ``h`` equals ``gru(x)[0]``.
     """
     if isinstance(gru, torch.nn.GRU):
+        if not gru.batch_first:
+            raise ValueError("gru must be built with batch_first=True (x is (B, T, D))")
         gru = GRU.from_torch(gru)
     if not isinstance(gru, GRU):
-        raise TypeError(f"gru must be a torch.nn.GRU or seqlearn.gated.GRU, got {type(gru).__name__}")
+        raise TypeError(f"gru must be a torch.nn.GRU or seqlearn.gated.GRU, got "
+                        f"{type(gru).__name__}")
     if gru.num_layers != 1 or gru.bidirectional:
         raise ValueError("gru must have one layer and one direction, got "
-                         f"num_layers={gru.num_layers}, bidirectional={gru.bidirectional}")
+                         f"num_layers={gru.num_layers}, "
+                         f"bidirectional={gru.bidirectional}")
     cell = gru.cells[0]
     check_tensor(x, "x")
     dims = check_shape(x, "x", "B T D", sizes={"D": gru.input_size})
@@ -162,4 +174,8 @@ def gru_gates(gru: torch.nn.Module, x: torch.Tensor, h0: torch.Tensor | None = N
         step = cell.gates(gx_t, h)  # r, u, n, h: each (B, H)
         h = step.h
         keep.append(step.u), cand.append(step.n), states.append(h)
-    return torch.stack(keep, 1), torch.stack(cand, 1), torch.stack(states, 1)  # each (B, T, H)
+    if not states:  # T = 0: no step
+        empty = x.new_zeros(dims["B"], 0, gru.hidden_size)  # (B, 0, H)
+        return empty, empty.clone(), empty.clone()
+    # (B, T, H) each
+    return torch.stack(keep, 1), torch.stack(cand, 1), torch.stack(states, 1)

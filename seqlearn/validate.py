@@ -14,26 +14,40 @@ import numpy as np
 import torch
 
 
+_ORIGIN = "(origin)"  # key of ``bound`` that records which argument fixed each size
+
+
 def _describe(spec: list[str], sizes: dict[str, int]) -> str:
     parts = [f"{n}={sizes[n]}" if n in sizes and n != "..." else n for n in spec]
     return "(" + ", ".join(parts) + ")"
+
+
+def _origins(spec: list[str], bound: dict | None) -> str:
+    """`` (B, T as in q)``: the dimensions of ``spec`` an earlier argument fixed."""
+    origin = (bound or {}).get(_ORIGIN, {})
+    by_arg: dict[str, list[str]] = {}
+    for dim in spec:
+        if dim in origin:
+            by_arg.setdefault(origin[dim], []).append(dim)
+    return "".join(f" ({', '.join(dims)} as in {arg})" for arg, dims in by_arg.items())
 
 
 def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = None,
                 bound: dict[str, int] | None = None) -> dict[str, int]:
     """Check that ``x`` has the dimensions named in ``spec`` and return their sizes.
 
-    ``spec`` is a space-separated list of dimension names, e.g. ``"B T D"``; a leading ``...``
-    accepts any number of batch dimensions (returned under the key ``"..."`` as a tuple).
-    ``sizes`` fixes named dimensions to required values; ``bound`` is updated in place with
-    the sizes found (the leading ``...`` dimensions included), so several arguments can be
-    checked against each other::
+    ``spec`` is a space-separated list of dimension names, e.g. ``"B T D"``; a leading
+    ``...`` accepts any number of batch dimensions (returned under the key ``"..."`` as
+    a tuple). ``sizes`` fixes named dimensions to required values; ``bound`` is updated
+    in place with the sizes found (the leading ``...`` dimensions included), so several
+    arguments can be checked against each other, and an error names the argument that
+    fixed a size::
 
         dims = check_shape(x, "x", "B T D", sizes={"D": 3})
         check_shape(h0, "h0", "B H", sizes={"B": dims["B"], "H": 5})
         lead: dict = {}
         check_shape(q, "q", "... Tq d", bound=lead)
-        check_shape(k, "k", "... Tk d", bound=lead)  # same leading dimensions and d as q
+        check_shape(k, "k", "... Tk d", bound=lead)  # leading dimensions and d of q
     """
     if not hasattr(x, "shape"):
         raise TypeError(f"{name} must be a tensor or array, got {type(x).__name__}")
@@ -44,22 +58,30 @@ def check_shape(x: Any, name: str, spec: str, sizes: dict[str, int] | None = Non
     shape = tuple(int(s) for s in x.shape)
     variadic = bool(names) and names[0] == "..."
     fixed = names[1:] if variadic else names
-    if (variadic and len(shape) < len(fixed)) or (not variadic and len(shape) != len(fixed)):
-        raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
+    wanted = f"{name} must have shape {_describe(names, required)}"
+    if ((variadic and len(shape) < len(fixed))
+            or (not variadic and len(shape) != len(fixed))):
+        raise ValueError(f"{wanted}, got {shape}{_origins(fixed, bound)}")
     found: dict[str, Any] = {}
     for dim, size in zip(fixed, shape[len(shape) - len(fixed):]):
-        if found.setdefault(dim, size) != size:  # a repeated name, e.g. "H H", means equal sizes
-            raise ValueError(f"{name} must have shape {_describe(names, required)} with equal "
-                             f"sizes for the repeated {dim}, got {shape}")
+        # a repeated name, e.g. "H H", means equal sizes
+        if found.setdefault(dim, size) != size:
+            raise ValueError(f"{wanted} with equal sizes for the repeated {dim}, got "
+                             f"{shape}")
     for dim, want in required.items():
         if dim in found and found[dim] != want:
-            raise ValueError(f"{name} must have shape {_describe(names, required)}, got {shape}")
+            raise ValueError(f"{wanted}, got {shape}{_origins([dim], bound)}")
     if variadic:
         found["..."] = shape[: len(shape) - len(fixed)]
         if "..." in required and found["..."] != tuple(required["..."]):
+            origin = (bound or {}).get(_ORIGIN, {})
+            source = origin.get("...", "the arguments before it")
             raise ValueError(f"{name} must have the leading (batch) dimensions "
-                             f"{tuple(required['...'])} of the arguments before it, got shape {shape}")
+                             f"{tuple(required['...'])} of {source}, got shape {shape}")
     if bound is not None:
+        origin = bound.setdefault(_ORIGIN, {})
+        for dim in found:
+            origin.setdefault(dim, name)
         bound.update(found)
     return found
 
@@ -174,6 +196,14 @@ def check_tokens(x: Any, name: str, spec: str, vocab_size: int) -> dict[str, int
         raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got min {int(x.min())} "
                          f"and max {int(x.max())}")
     return dims
+
+
+def check_float_dtype(dtype: Any, name: str) -> torch.dtype:
+    """Raise ``TypeError`` unless ``dtype`` is a floating ``torch.dtype`` (float64, ...)."""
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"{name} must be a floating torch.dtype (e.g. torch.float64), "
+                        f"got {dtype!r}")
+    return dtype
 
 
 def check_rng(rng: Any) -> np.random.Generator:

@@ -72,12 +72,13 @@ def adam_moments(grads: torch.Tensor, *, betas: tuple[float, float] = (0.9, 0.99
                  eps: float = 1e-8) -> tuple[torch.Tensor, torch.Tensor]:
     r"""Adam's adaptive rate and step after each of the first ``N`` steps (eq-tf-adam).
 
-    ``grads`` (..., N, P): the gradients of ``P`` coordinates at steps ``n = 1 .. N`` (leading
-    dimensions for independent runs). With ``m_n``, ``v_n`` the running averages of the
-    gradient and of its square and the bias corrections
+    ``grads`` (..., N, P): the gradients of ``P`` coordinates at steps ``n = 1 .. N``
+    (leading dimensions for independent runs). With ``m_n``, ``v_n`` the running
+    averages of the gradient and of its square and the bias corrections
     ``m_hat = m_n / (1 - beta1^n)``, ``v_hat = v_n / (1 - beta2^n)``, returns
-    ``(rate, step)``, each (..., N, P): ``rate = 1 / (sqrt(v_hat) + eps)``, the adaptive rate
-    that multiplies ``eta m_hat``, and ``step = m_hat * rate``, the update in units of ``eta``.
+    ``(rate, step)``, each (..., N, P): ``rate = 1 / (sqrt(v_hat) + eps)``, the adaptive
+    rate that multiplies ``eta m_hat``, and ``step = m_hat * rate``, the update in units
+    of ``eta``.
     """
     check_tensor(grads, "grads")
     N = check_shape(grads, "grads", "... N P")["N"]
@@ -86,7 +87,7 @@ def adam_moments(grads: torch.Tensor, *, betas: tuple[float, float] = (0.9, 0.99
     if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
         raise ValueError(f"betas must lie in [0, 1), got {betas}")
     eps = check_real(eps, "eps", positive=True)
-    m = torch.zeros_like(grads[..., 0, :])  # (..., P)
+    m = grads.new_zeros(grads.shape[:-2] + grads.shape[-1:])  # (..., P)
     v = torch.zeros_like(m)
     rates, steps = [], []
     for n in range(1, N + 1):
@@ -96,4 +97,6 @@ def adam_moments(grads: torch.Tensor, *, betas: tuple[float, float] = (0.9, 0.99
         rate = 1 / ((v / (1 - beta2**n)).sqrt() + eps)  # (..., P)
         rates.append(rate)
         steps.append(m / (1 - beta1**n) * rate)
+    if N == 0:  # no step yet
+        return grads.new_zeros(grads.shape), grads.new_zeros(grads.shape)
     return torch.stack(rates, -2), torch.stack(steps, -2)  # (..., N, P) each

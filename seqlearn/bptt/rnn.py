@@ -47,29 +47,47 @@ def _check_cache(cache: Any, made_by: str) -> None:
 # --------------------------------------------------------------------------- one recurrent layer
 
 def rnn_step(x_t: Array, h_prev: Array, W: Array, U: Array, b: Array) -> Array:
-    """One step, eq-bptt-z1 and eq-bptt-h: ``h(t) = tanh(W x(t) + U h(t-1) + b)``, ``(B, H)``."""
-    return np.tanh(x_t @ W.T + h_prev @ U.T + b)
+    """One step, eq-bptt-z1 and eq-bptt-h: ``h(t) = tanh(W x(t) + U h(t-1) + b)``,
+    ``(B, H)``.
+
+    ``x_t (B, D)``, ``h_prev (B, H)``, ``W (H, D)``, ``U (H, H)``, ``b (H,)``: float64
+    arrays.
+    """
+    dims: dict[str, int] = {}
+    check_array(x_t, "x_t", "B D", dims)
+    for a, name, spec in ((h_prev, "h_prev", "B H"), (W, "W", "H D"), (U, "U", "H H"),
+                          (b, "b", "H")):
+        check_array(a, name, spec, dims, like=x_t)
+    return _step(x_t, h_prev, W, U, b)
+
+
+def _step(x_t: Array, h_prev: Array, W: Array, U: Array, b: Array) -> Array:
+    return np.tanh(x_t @ W.T + h_prev @ U.T + b)  # (B, H)
 
 
 def rnn_layer_forward(x: Array, h0: Array, W: Array, U: Array,
                       b: Array) -> tuple[Array, dict]:
-    """The recurrence over ``x (B, T, D)`` from ``h0 (B, H)``: ``h (B, T, H)`` and a cache.
+    """The recurrence over ``x (B, T, D)`` from ``h0 (B, H)``: ``h (B, T, H)`` and a
+    cache.
 
     ``W (H, D)``, ``U (H, H)``, ``b (H,)``: input, recurrent and bias parameters
-    (``W1, W11, b1`` of the single-layer network). ``T = 0`` is refused (``ValueError``).
-    The cache holds copies, so changing the arrays in place later cannot change the gradients.
+    (``W1, W11, b1`` of the single-layer network). ``T = 0`` is refused
+    (``ValueError``). The cache holds copies, so changing the arrays in place later
+    cannot change the gradients.
     """
     dims: dict[str, int] = {}
     check_array(x, "x", "B T D", dims)
     _check_steps(x, dims)
-    for a, name, spec in ((h0, "h0", "B H"), (W, "W", "H D"), (U, "U", "H H"), (b, "b", "H")):
+    for a, name, spec in ((h0, "h0", "B H"), (W, "W", "H D"), (U, "U", "H H"),
+                          (b, "b", "H")):
         check_array(a, name, spec, dims, like=x)
     h = np.empty((dims["B"], dims["T"], dims["H"]), dtype=x.dtype)   # (B, T, H)
     h_t = h0
     for t in range(dims["T"]):
-        h_t = rnn_step(x[:, t], h_t, W, U, b)
+        h_t = _step(x[:, t], h_t, W, U, b)  # rnn_step, already validated
         h[:, t] = h_t
-    saved = {k: v.copy() for k, v in (("x", x), ("h0", h0), ("W", W), ("U", U), ("b", b))}
+    saved = {k: v.copy() for k, v in (("x", x), ("h0", h0), ("W", W), ("U", U),
+                                      ("b", b))}
     return h, {**saved, "h": h, "made_by": "rnn_layer_forward"}
 
 

@@ -10,5 +10,5 @@ from seqlearn.data.dates import (  # noqa: F401
     DATE_FORMATS, DATE_SOURCE_CHARS, DATE_TARGET_CHARS, date_pairs)
 from seqlearn.data.strings import LETTERS, string_pairs  # noqa: F401
 from seqlearn.data.vocab import (  # noqa: F401
-    PaddedBatch, Seq2SeqBatch, Vocab, pad_batch, seq2seq_batch)
+    PaddedBatch, Seq2SeqBatch, Vocab, pad_batch, seq2seq_batch, vocab_size)
 from seqlearn.data.stories import Story, StoryBatch, encode_stories, stories, story_vocab  # noqa: F401

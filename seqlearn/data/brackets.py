@@ -28,7 +28,8 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from seqlearn.validate import check_bool, check_real, check_rng
+from seqlearn.validate import (check_bool, check_float_dtype, check_int, check_real,
+                               check_rng)
 
 VOCAB: tuple[str, ...] = ("(", ")", "x")
 _STEP = {"(": 1, ")": -1, "x": 0}
@@ -149,32 +150,40 @@ def balanced_string(length: int, rng: np.random.Generator, *, max_depth: int | N
 
 def hard_negative(s: str, rng: np.random.Generator, *, kind: str | None = None,
                   max_depth: int | None = None) -> str:
-    """Make the balanced string ``s`` unbalanced with one minimal edit (``"flip"`` or ``"swap"``).
+    """Make the balanced string ``s`` unbalanced with one minimal edit (``"flip"`` or
+    ``"swap"``).
 
-    ``kind=None`` picks one of the two at random. The result has the same length and filler
-    positions, and its depth stays at most ``max_depth`` (default: the depth of ``s``).
+    ``kind=None`` picks one of the two at random. The result has the same length and
+    filler positions, and its depth stays at most ``max_depth`` (default: the depth of
+    ``s``).
     """
     check_rng(rng)
     if not is_balanced(s) or nesting_depth(s) == 0:
-        raise ValueError(f"hard_negative needs a balanced string with brackets, got {s!r}")
+        raise ValueError(f"hard_negative needs a balanced string with brackets, got "
+                         f"{s!r}")
     kind = KINDS[int(rng.integers(2))] if kind is None else kind
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
-    limit = nesting_depth(s) if max_depth is None else max_depth
+    limit = nesting_depth(s) if max_depth is None else check_int(max_depth, "max_depth")
     if nesting_depth(s) > limit:
-        raise ValueError(f"s has depth {nesting_depth(s)}, more than max_depth={max_depth}")
+        raise ValueError(f"s has depth {nesting_depth(s)}, more than "
+                         f"max_depth={max_depth}")
     pos = np.array([k for k, ch in enumerate(s) if ch != "x"])  # bracket positions
     b = np.array([_STEP[s[k]] for k in pos])                    # +1 / -1, m brackets
-    c = np.cumsum(b)                                            # running count over brackets
-    inner = np.arange(len(b)) % (len(b) - 1) != 0               # neither the first nor the last
-    if len(b) == 2:                                             # "()": no inner bracket exists
+    # running count over brackets
+    c = np.cumsum(b)
+    # neither the first nor the last
+    inner = np.arange(len(b)) % (len(b) - 1) != 0
+    # "()": no inner bracket exists
+    if len(b) == 2:
         inner[:] = True
     chars = list(s)
     swap = _swap_positions(b, c, inner, rng) if kind == "swap" else None
     if swap is not None:
         i, j = swap
         chars[pos[i]], chars[pos[j]] = ")", "("
-    else:                                                       # a flip (or no swap exists)
+    # a flip (or no swap exists)
+    else:
         k = _flip_position(b, c, inner, limit, rng)
         chars[pos[k]] = ")" if b[k] == 1 else "("
     return "".join(chars)
@@ -240,21 +249,26 @@ def _check_string(s: object) -> None:
 
 def encode_brackets(strings: list[str], *, onehot: bool = True,
                     dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Equal-length strings -> one-hot ``(B, T, 3)`` of ``dtype``, or int64 indices ``(B, T)``.
+    """Equal-length strings -> one-hot ``(B, T, 3)`` of ``dtype``, or int64 indices
+    ``(B, T)``.
 
     Index ``v`` stands for ``VOCAB[v]``: 0 = ``(``, 1 = ``)``, 2 = ``x``.
     """
     check_bool(onehot, "onehot")
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
-    if isinstance(strings, str) or not isinstance(strings, (list, tuple)) or len(strings) == 0:
+    check_float_dtype(dtype, "dtype")
+    if (isinstance(strings, str) or not isinstance(strings, (list, tuple))
+            or len(strings) == 0):
         raise ValueError("strings must be a non-empty list of strings")
     for s in strings:
         _check_string(s)
     lengths = {len(s) for s in strings}
     if len(lengths) != 1:
-        raise ValueError(f"all strings must have the same length, got lengths {sorted(lengths)}")
-    index = torch.tensor([[VOCAB.index(ch) for ch in s] for s in strings])  # (B, T), int64
+        raise ValueError(f"all strings must have the same length, got lengths "
+                         f"{sorted(lengths)}")
+    # (B, T), int64
+    index = torch.tensor([[VOCAB.index(ch) for ch in s] for s in strings])
     if not onehot:
         return index
     return torch.nn.functional.one_hot(index, len(VOCAB)).to(dtype)  # (B, T, 3)

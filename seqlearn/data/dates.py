@@ -68,13 +68,16 @@ def date_pairs(n: int, rng: np.random.Generator, *,
     """
     n = check_int(n, "n")
     check_rng(rng)
-    if isinstance(formats, str) or not isinstance(formats, Sequence) or len(formats) == 0:
-        raise ValueError(f"formats must be a non-empty list of names from {DATE_FORMATS}, "
-                         f"got {formats!r}")
+    if (isinstance(formats, str) or not isinstance(formats, Sequence)
+            or len(formats) == 0):
+        raise ValueError("formats must be a non-empty list of names from "
+                         f"{DATE_FORMATS}, got {formats!r}")
     for fmt in formats:
         if fmt not in DATE_FORMATS:
-            raise ValueError(f"unknown date format {fmt!r}; expected one of {DATE_FORMATS}")
-    first, span = FIRST_DAY.toordinal(), LAST_DAY.toordinal() - FIRST_DAY.toordinal() + 1
+            raise ValueError(f"unknown date format {fmt!r} in formats; expected one of "
+                             f"{DATE_FORMATS}")
+    first = FIRST_DAY.toordinal()
+    span = LAST_DAY.toordinal() - first + 1
     days = rng.integers(0, span, size=n)  # (n,)
     which = rng.integers(0, len(formats), size=n)  # (n,)
     pairs = []

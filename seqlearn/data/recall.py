@@ -69,18 +69,28 @@ def recall_dataset(n: int, delay: int, rng: np.random.Generator, *, num_symbols:
 def recall_batches(batch_size: int, delays: Sequence[int], rng: np.random.Generator, *,
                    num_symbols: int = 4, num_distractors: int = 3,
                    dtype: torch.dtype = torch.float32) -> Callable[[int], Batch]:
-    """A stream of fresh batches for :func:`seqlearn.train.fit`: ``batches(step) -> (x, labels)``.
+    """A stream of fresh batches for :func:`seqlearn.train.fit`:
+    ``batches(step) -> (x, labels)``.
 
-    Each call draws a new batch of ``batch_size`` sequences whose delay is drawn uniformly from
-    ``delays`` (one delay per batch, so a batch is one tensor). All randomness comes from ``rng``,
-    so the stream is reproducible; ``step`` is accepted for ``fit``'s contract and not used.
+    Each call draws a new batch of ``batch_size`` sequences whose delay is drawn
+    uniformly from ``delays`` (one delay per batch, so a batch is one tensor). All
+    randomness comes from ``rng``, so the stream is reproducible; ``step`` is accepted
+    for ``fit``'s contract and not used.
     """
     check_rng(rng)
     batch_size = _check_int(batch_size, "batch_size", 1)
-    if isinstance(delays, (int, np.integer)) or len(delays) == 0:
-        raise ValueError(f"delays must be a non-empty sequence of integers, got {delays!r}")
-    delays = [_check_int(d, "every delay", 0) for d in delays]
-    recall_vocab_size(num_symbols, num_distractors)  # validates K and M now, not at the first step
+    if (isinstance(delays, (str, bytes))
+            or not isinstance(delays, (Sequence, np.ndarray)) or len(delays) == 0):
+        raise ValueError(f"delays must be a non-empty sequence of integers, got "
+                         f"{delays!r}")
+    for k, d in enumerate(delays):
+        try:
+            _check_int(d, "every delay", 0)
+        except ValueError as error:
+            raise ValueError(f"{error} (delays[{k}])") from None
+    delays = [int(d) for d in delays]
+    # validates K and M now, not at the first step
+    recall_vocab_size(num_symbols, num_distractors)
 
     def batches(step: int) -> Batch:
         delay = delays[int(rng.integers(len(delays)))]

@@ -162,22 +162,25 @@ class StoryBatch(NamedTuple):
     supporting: torch.Tensor
 
 
-def encode_stories(batch: Sequence[Story], vocab: Vocab, *, sentences: int | None = None,
+def encode_stories(batch: Sequence[Story], vocab: Vocab, *,
+                   sentences: int | None = None,
                    words: int | None = None) -> StoryBatch:
     """Word ids of the stories, questions and answers, padded to rectangular tensors.
 
-    Sentence ``i`` of a story is row ``i`` of its ``(S, W)`` block (left-aligned; rows after
-    the last sentence are all ``<pad>``), words are left-aligned within a row. ``S`` is the
-    longest story and ``W`` the longest sentence or question unless ``sentences``/``words``
-    ask for more (extra padding, which a model must ignore).
+    Sentence ``i`` of a story is row ``i`` of its ``(S, W)`` block (left-aligned; rows
+    after the last sentence are all ``<pad>``), words are left-aligned within a row.
+    ``S`` is the longest story and ``W`` the longest sentence or question unless
+    ``sentences``/``words`` ask for more (extra padding, which a model must ignore).
     """
     if not isinstance(vocab, Vocab):
-        raise TypeError(f"vocab must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
+        raise TypeError(f"vocab must be a seqlearn.data.Vocab, got "
+                        f"{type(vocab).__name__}")
     if isinstance(batch, (str, bytes)) or not isinstance(batch, Sequence) or not batch:
         raise ValueError("batch must be a non-empty list of Story")
-    for item in batch:
+    for k, item in enumerate(batch):
         if not isinstance(item, Story):
-            raise TypeError(f"every item must be a Story, got {type(item).__name__}")
+            raise TypeError(f"every item must be a Story, got {type(item).__name__} at "
+                            f"batch[{k}]")
     split = [[s.split() for s in item.sentences] for item in batch]
     asked = [item.question.split() for item in batch]
     S = max(len(rows) for rows in split)

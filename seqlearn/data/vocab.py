@@ -25,10 +25,10 @@ from seqlearn.validate import check_int
 class Vocab:
     """A bijection between tokens (usually characters) and ids ``0 .. len(v) - 1``.
 
-    ``specials`` are the padding, begin- and end-of-sequence tokens, in that order, and take
-    the ids ``0, 1, 2``; ``tokens`` follow in the order given. ``encode`` adds no special
-    token; ``decode`` drops every special token and joins the rest without a separator (the
-    book's tasks are character level).
+    ``specials`` are the padding, begin- and end-of-sequence tokens, in that order, and
+    take the ids ``0, 1, 2``; ``tokens`` follow in the order given. ``encode`` adds no
+    special token; ``decode`` drops every special token and joins the rest without a
+    separator (the book's tasks are character level).
     """
 
     def __init__(self, tokens: Iterable[str], *,
@@ -36,20 +36,24 @@ class Vocab:
         if isinstance(tokens, (str, bytes)):
             tokens = list(tokens)  # a string is read as its characters
         if not isinstance(tokens, Iterable):
-            raise TypeError(f"tokens must be an iterable of strings, got {type(tokens).__name__}")
+            raise TypeError(f"tokens must be an iterable of strings, got "
+                            f"{type(tokens).__name__}")
         tokens = list(tokens)
         if isinstance(specials, (str, bytes)) or not isinstance(specials, Sequence):
-            raise TypeError("specials must be a sequence of three strings (pad, bos, eos), got "
-                            f"{type(specials).__name__}")
+            raise TypeError("specials must be a sequence of three strings (pad, bos, "
+                            f"eos), got {type(specials).__name__}")
         if len(specials) != 3:
-            raise ValueError(f"specials must name three tokens (pad, bos, eos), got {len(specials)}")
+            raise ValueError(f"specials must name three tokens (pad, bos, eos), got "
+                             f"{len(specials)}")
         itos = [*specials, *tokens]
         for token in itos:
             if not isinstance(token, str) or not token:
-                raise TypeError(f"every token must be a non-empty string, got {token!r}")
+                raise TypeError(f"tokens and specials must be non-empty strings, got "
+                                f"{token!r}")
         if len(set(itos)) != len(itos):
             repeated = sorted({t for t in itos if itos.count(t) > 1})
-            raise ValueError(f"tokens and specials must be distinct, repeated: {repeated}")
+            raise ValueError(f"tokens and specials must be distinct, repeated: "
+                             f"{repeated}")
         self.itos: tuple[str, ...] = tuple(itos)
         self.stoi: dict[str, int] = {t: i for i, t in enumerate(itos)}
         self.specials: tuple[str, ...] = tuple(specials)
@@ -79,18 +83,40 @@ class Vocab:
         """The string of the ordinary tokens among ``ids`` (special tokens dropped)."""
         if isinstance(ids, (torch.Tensor, np.ndarray)):
             if ids.ndim != 1:
-                raise ValueError(f"ids must be one-dimensional, got shape {tuple(ids.shape)}")
-            if isinstance(ids, torch.Tensor) and (ids.is_floating_point() or ids.dtype == torch.bool):
+                raise ValueError(f"ids must be one-dimensional, got shape "
+                                 f"{tuple(ids.shape)}")
+            if isinstance(ids, torch.Tensor) and (ids.is_floating_point()
+                                                  or ids.dtype == torch.bool):
                 raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
             if isinstance(ids, np.ndarray) and not np.issubdtype(ids.dtype, np.integer):
                 raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
             ids = ids.tolist()
         out = []
-        for i in ids:
-            check_int(i, "every id", minimum=0, maximum=len(self.itos) - 1)
+        for k, i in enumerate(ids):
+            check_int(i, f"ids[{k}]", minimum=0, maximum=len(self.itos) - 1)
             if i >= len(self.specials):
                 out.append(self.itos[i])
         return "".join(out)
+
+
+def vocab_size(vocab: Vocab | int, name: str = "vocab", minimum: int = 1) -> int:
+    """The number of ids of ``vocab``: ``len(vocab)`` of a :class:`Vocab`, or an int
+    itself.
+
+    Every model that embeds tokens takes either (``Transformer``, ``Seq2Seq``,
+    ``MemN2N``, ``LastStepReader``); ``name`` and ``minimum`` (the smallest size the
+    model can use) go into the errors.
+    """
+    check_int(minimum, "minimum", minimum=0)
+    if isinstance(vocab, Vocab):
+        if len(vocab) < minimum:
+            raise ValueError(f"{name} must have at least {minimum} tokens, got "
+                             f"{len(vocab)}")
+        return len(vocab)
+    if not isinstance(vocab, (int, np.integer)) or isinstance(vocab, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int (the vocabulary's size) or a "
+                        f"seqlearn.data.Vocab, got {type(vocab).__name__}")
+    return check_int(vocab, name, minimum=minimum)
 
 
 class PaddedBatch(NamedTuple):
@@ -105,24 +131,29 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None
               ) -> PaddedBatch:
     """Stack id sequences of different lengths into one tensor, filling with ``pad``.
 
-    ``T = max(lengths)`` unless ``width`` asks for more columns (extra padding, which a model
-    must ignore). ``mask[b, t] = t < lengths[b]``.
+    ``T = max(lengths)`` unless ``width`` asks for more columns (extra padding, which a
+    model must ignore). ``mask[b, t] = t < lengths[b]``.
     """
     if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence):
-        raise TypeError(f"sequences must be a list of id lists, got {type(sequences).__name__}")
+        raise TypeError(f"sequences must be a list of id lists, got "
+                        f"{type(sequences).__name__}")
     if len(sequences) == 0:
         raise ValueError("sequences must hold at least one sequence, got none")
     check_int(pad, "pad", minimum=0)
     rows = []
-    for seq in sequences:
-        if isinstance(seq, (str, bytes)) or not isinstance(seq, (Sequence, np.ndarray, torch.Tensor)):
-            raise TypeError(f"every sequence must be a list of int ids, got {type(seq).__name__}")
+    for k, seq in enumerate(sequences):
+        if (isinstance(seq, (str, bytes))
+                or not isinstance(seq, (Sequence, np.ndarray, torch.Tensor))):
+            raise TypeError(f"sequences[{k}] must be a list of int ids, got "
+                            f"{type(seq).__name__}")
         row = np.asarray(seq.tolist() if isinstance(seq, torch.Tensor) else seq)
         if row.size and (row.ndim != 1 or not np.issubdtype(row.dtype, np.integer)
                          or row.dtype == np.bool_):
-            raise TypeError(f"every sequence must be a flat list of int ids, got {seq!r}")
+            raise TypeError(f"sequences[{k}] must be a flat list of int ids, got "
+                            f"{seq!r}")
         if row.size and row.min() < 0:
-            raise ValueError(f"ids must be at least 0, got {int(row.min())}")
+            raise ValueError(f"ids must be at least 0, got {int(row.min())} in "
+                             f"sequences[{k}]")
         rows.append(row.astype(np.int64).reshape(-1))
     lengths = torch.tensor([len(r) for r in rows], dtype=torch.long)  # (B,)
     T = int(lengths.max())
@@ -130,7 +161,8 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None
         T = check_int(width, "width", minimum=T)
     mask = torch.arange(T) < lengths[:, None]  # (B, T)
     tokens = torch.full((len(rows), T), pad, dtype=torch.long)  # (B, T)
-    tokens[mask] = torch.from_numpy(np.concatenate(rows)) if int(lengths.sum()) else tokens[mask]
+    if int(lengths.sum()):
+        tokens[mask] = torch.from_numpy(np.concatenate(rows))
     return PaddedBatch(tokens, lengths, mask)
 
 
@@ -149,24 +181,37 @@ class Seq2SeqBatch(NamedTuple):
     tgt_mask: torch.Tensor
 
 
-def seq2seq_batch(pairs: Sequence[tuple[Any, Any]], src_vocab: Vocab, tgt_vocab: Vocab, *,
-                  src_width: int | None = None, tgt_width: int | None = None) -> Seq2SeqBatch:
-    """Encode and pad ``(source, target)`` pairs; ``tgt_in = <bos> y``, ``tgt_out = y <eos>``.
+def seq2seq_batch(pairs: Sequence[tuple[Any, Any]], src_vocab: Vocab, tgt_vocab: Vocab,
+                  *, src_width: int | None = None,
+                  tgt_width: int | None = None) -> Seq2SeqBatch:
+    """Encode and pad ``(source, target)`` pairs; ``tgt_in = <bos> y``,
+    ``tgt_out = y <eos>``.
 
-    ``src_width``/``tgt_width`` add padding columns (see :func:`pad_batch`); the target width
-    counts the added ``<bos>``/``<eos>``.
+    ``src_width``/``tgt_width`` add padding columns (see :func:`pad_batch`); the target
+    width counts the added ``<bos>``/``<eos>``.
     """
     for vocab, name in ((src_vocab, "src_vocab"), (tgt_vocab, "tgt_vocab")):
         if not isinstance(vocab, Vocab):
-            raise TypeError(f"{name} must be a seqlearn.data.Vocab, got {type(vocab).__name__}")
+            raise TypeError(f"{name} must be a seqlearn.data.Vocab, got "
+                            f"{type(vocab).__name__}")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
         raise ValueError("pairs must be a non-empty list of (source, target) pairs")
-    for pair in pairs:
+    for k, pair in enumerate(pairs):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise ValueError(f"every pair must be (source, target), got {pair!r}")
-    src = pad_batch([src_vocab.encode(s) for s, _ in pairs], src_vocab.pad, width=src_width)
-    y = [tgt_vocab.encode(t) for _, t in pairs]
-    tgt_in = pad_batch([[tgt_vocab.bos, *ids] for ids in y], tgt_vocab.pad, width=tgt_width)
-    tgt_out = pad_batch([[*ids, tgt_vocab.eos] for ids in y], tgt_vocab.pad, width=tgt_width)
-    return Seq2SeqBatch(src.tokens, src.lengths, src.mask, tgt_in.tokens, tgt_out.tokens,
-                        tgt_out.mask)
+            raise ValueError(f"pairs[{k}] must be (source, target), got {pair!r}")
+    try:
+        x = [src_vocab.encode(s) for s, _ in pairs]
+        y = [tgt_vocab.encode(t) for _, t in pairs]
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"pairs: {error}") from error
+    for width, name, longest in ((src_width, "src_width", max(map(len, x))),
+                                 (tgt_width, "tgt_width", 1 + max(map(len, y)))):
+        if width is not None:  # +1: the target's <bos> or <eos>
+            check_int(width, name, minimum=max(longest, 1))
+    src = pad_batch(x, src_vocab.pad, width=src_width)
+    tgt_in = pad_batch([[tgt_vocab.bos, *ids] for ids in y], tgt_vocab.pad,
+                       width=tgt_width)
+    tgt_out = pad_batch([[*ids, tgt_vocab.eos] for ids in y], tgt_vocab.pad,
+                        width=tgt_width)
+    return Seq2SeqBatch(src.tokens, src.lengths, src.mask, tgt_in.tokens,
+                        tgt_out.tokens, tgt_out.mask)

@@ -63,7 +63,7 @@ def test_rnn_params_must_have_the_dtype_of_x(key):
     ("W11", (6, 6), r"^W11 must have shape \(H=5, H=5\), got \(6, 6\)$"),
     ("b1", (6,), r"^b1 must have shape \(H=5\), got \(6,\)$"),
     ("W2", (3, 6), r"^W2 must have shape \(O, K=5\), got \(3, 6\)$"),
-    ("b2", (4,), r"^b2 must have shape \(O=3\), got \(4,\)$"),
+    ("b2", (4,), r"^b2 must have shape \(O=3\), got \(4,\) \(O as in W2\)$"),
 ])
 def test_rnn_params_shapes_name_the_parameter(key, shape, match):
     with pytest.raises(ValueError, match=match):

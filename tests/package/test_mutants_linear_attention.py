@@ -26,7 +26,7 @@ def _qkv(T=3):
     (lambda q, k, v: masked_linear_attention(q, k, v.long()), TypeError,
      r"^v must be a floating-point tensor, got dtype torch\.int64$"),
     (lambda q, k, v: masked_linear_attention(q, k[:, :2], v[:, :2]), ValueError,
-     r"^k must have shape \(\.\.\., T=3, dk=4\), got \(2, 2, 4\)$"),
+     r"^k must have shape \(\.\.\., T=3, dk=4\), got \(2, 2, 4\) \(T as in q\)$"),
     (lambda q, k, v: masked_linear_attention(q, k.float(), v), TypeError,
      r"^q and k must have the same dtype, got torch\.float64 and torch\.float32$"),
     (lambda q, k, v: masked_linear_attention(q, k, v.float()), TypeError,

@@ -37,7 +37,7 @@ def test_band_mask_and_restricted_attention_stay_on_the_inputs_device():
 
 @pytest.mark.parametrize("call, error, match", [
     (lambda q, k, v: restricted_attention(q, torch.cat([k, k], -1), v, 1), ValueError,
-     r"^k must have shape \(\.\.\., Tk, dk=3\)"),
+     r"^k must have shape \(\.\.\., Tk, dq=3\)"),
     (lambda q, k, v: restricted_attention(q, k, v.float(), 1), TypeError,
      r"^q and v must have the same dtype, got torch\.float64 and torch\.float32$"),
     (lambda q, k, v: restricted_attention(q, k, v[:, :3], 1), ValueError,

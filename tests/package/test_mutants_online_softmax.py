@@ -73,7 +73,7 @@ def test_online_normalizer_of_one_block_and_of_single_entries():
     (lambda q, k, v: memory_efficient_attention(q, k, v[:, :4]), ValueError,
      r"^v must have shape \(\.\.\., Tk=5, dv\), got \(2, 4, 2\)$"),
     (lambda q, k, v: memory_efficient_attention(q, k[..., :3], v), ValueError,
-     r"^k must have shape \(\.\.\., Tk, dk=4\)"),
+     r"^k must have shape \(\.\.\., Tk, dq=4\)"),
     (lambda q, k, v: memory_efficient_attention(q, k, v, causal=1), TypeError,
      r"^causal must be a bool"),
     (lambda q, k, v: memory_efficient_attention(q, k, v, block_size=0), ValueError,

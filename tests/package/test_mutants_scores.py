@@ -102,7 +102,7 @@ def test_modules_check_their_feature_sizes(make, dq, dk, match):
     (lambda q, k: dot_score(q, k.long()), TypeError, r"^k must be a floating-point tensor"),
     (lambda q, k: dot_score(q, k.tolist()), TypeError, r"^k must be a torch\.Tensor, got list$"),
     (lambda q, k: scaled_dot_score(q, k, scale="2"), TypeError,
-     r"^scale must be a real number or None, got str$"),
+     r"^scale must be a real number, got str$"),
     (lambda q, k: AdditiveScore.from_concat(MLPScore(2, 2)), TypeError,
      r"^concat must be a ConcatScore, got MLPScore$"),
     (lambda q, k: MLPScore(2, 2, hidden=5), TypeError,

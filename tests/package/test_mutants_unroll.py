@@ -34,7 +34,7 @@ def _weights(T=3, H=2):
     (lambda a, b, h: apply_implied_weights(a, b, h[0, 0]), ValueError,
      r"^h_tilde must have shape \(\.\.\., T, H\), got \(2,\)$"),
     (lambda a, b, h: apply_implied_weights(a, b[..., :1], h), ValueError,
-     r"^beta must have shape \(1, 3, 2\), got \(1, 3, 1\)$"),
+     r"^beta must have shape \(1, 3, 2\), got \(1, 3, 1\) \(h_tilde has shape \(1, 3, 2\)\)$"),
     (lambda a, b, h: apply_implied_weights(a, b.float(), h), TypeError,
      r"^beta and h_tilde must have the same dtype, got torch\.float32 and torch\.float64$"),
     (lambda a, b, h: apply_implied_weights(a, b, h, torch.zeros(1, 2)), TypeError,

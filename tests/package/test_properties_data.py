@@ -7,7 +7,7 @@ from torch import nn
 
 from properties import covers, not_bools, refuses, seeds
 from seqlearn import data, seeding, train
-from seqlearn.data import brackets, hold, recall
+from seqlearn.data import Vocab, brackets, hold, recall, vocab_size
 from seqlearn.recurrent import ElmanRNN
 
 
@@ -80,3 +80,18 @@ def test_training_loop_lowers_the_loss_and_refuses_bad_thresholds(seed, bad):
     refuses(train.fit, model, lambda step: (x, labels), 1, lr=bad)
     refuses(model, x.numpy())
     assert isinstance(model, nn.Module)
+
+
+@covers("seqlearn.data.vocab.vocab_size")
+@given(tokens=st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=8),
+       minimum=st.integers(0, 12), bad=st.sampled_from([True, 2.5, "7", None, [1, 2]]))
+def test_vocab_size_is_the_length_of_a_vocab_or_the_int_itself(tokens, minimum, bad):
+    vocab = Vocab(tokens)
+    size = len(tokens) + 3  # the three specials come first
+    if size >= minimum:
+        assert vocab_size(vocab, "v", minimum) == size == vocab_size(size, "v", minimum)
+        assert vocab_size(np.int64(size), "v", minimum) == size
+    else:
+        assert "v must" in str(refuses(vocab_size, vocab, "v", minimum))
+        assert "v must" in str(refuses(vocab_size, size, "v", minimum))
+    assert "v must be an int (the vocabulary's size) or a" in str(refuses(vocab_size, bad, "v"))

@@ -86,3 +86,13 @@ def test_check_tokens_accepts_ids_below_the_vocabulary_size_only(shape, vocab, s
         assert "ids" in str(refuses(v.check_tokens, bad, "ids", spec, vocab))
     for wrong in (ids.int(), ids.double(), ids.tolist()):
         refuses(v.check_tokens, wrong, "ids", spec, vocab)
+
+
+@covers("seqlearn.validate.check_float_dtype")
+@given(dtype=st.sampled_from([torch.float16, torch.bfloat16, torch.float32, torch.float64]),
+       bad=st.sampled_from([torch.int64, torch.bool, torch.uint8, None, "float64", float,
+                            np.float64]))
+def test_check_float_dtype_accepts_floating_torch_dtypes_only(dtype, bad):
+    assert v.check_float_dtype(dtype, "dtype") is dtype
+    error = refuses(v.check_float_dtype, bad, "dtype")
+    assert isinstance(error, TypeError) and str(error).startswith("dtype must be a floating")

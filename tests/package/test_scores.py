@@ -143,7 +143,7 @@ def test_attend_backpropagates_into_score_parameters(qk):
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda q, k: dot_score(q, k[..., :3]), ValueError, r"k must have shape \(\.\.\., Tk, dk=4\)"),
+    (lambda q, k: dot_score(q, k[..., :3]), ValueError, r"k must have shape \(\.\.\., Tk, dq=4\)"),
     (lambda q, k: dot_score(q[:1], k), ValueError, "leading"),
     (lambda q, k: dot_score(q, k.float()), TypeError, "same dtype"),
     (lambda q, k: dot_score(q.int(), k), TypeError, "q must be a floating-point"),

@@ -36,7 +36,9 @@ def test_errors():
 def test_fit_refuses_a_non_finite_loss():
     model = SequenceClassifier(torch.nn.RNN(1, 4, batch_first=True), 4, 2)
     x = torch.full((3, 4, 1), float("nan"))
-    with pytest.raises(FloatingPointError, match="loss became nan at step 0"):
+    with pytest.raises(ValueError, match=r"model\(x\).* contains NaN or infinity"):
         fit(model, lambda s: (x, torch.zeros(3, dtype=torch.long)), steps=2)
+    with pytest.raises(ValueError, match="loss became nan at step 0"):
+        fit(model, lambda s: None, steps=2, loss=lambda m, b: torch.tensor(float("nan")))
     with pytest.raises(TypeError, match="steps must be an int"):
         fit(model, lambda s: (x, None), steps=2.5)
