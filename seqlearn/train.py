@@ -47,8 +47,10 @@ def _check_model(model: Any) -> None:
 
 
 def _check_labels(labels: Any, x: Any) -> None:
-    """``labels``: a LongTensor ``(B,)``, one class per sequence of ``x``, ``B >= 1``."""
-    check_tensor(x, "x")
+    """``labels``: a LongTensor ``(B,)``, one class per sequence of ``x``, ``B >= 1``.
+
+    ``x`` is whatever the model reads: features ``(B, T, D)`` or token ids ``(B, T)``."""
+    check_tensor(x, "x", floating=False)
     check_tensor(labels, "labels", floating=False)
     if labels.dtype != torch.long:
         raise TypeError(f"labels must be a LongTensor of class ids, got dtype "
