@@ -56,29 +56,19 @@ browser-deps:
 # autograder version of every master notebook, in _build/assignments/NAME/{student,autograder}.
 # otter assign also grades each solution notebook with all its tests (OTTER_ASSIGN=--no-run-tests
 # only generates).
-# The grading plugin (tools/grading: sandboxed, tamper-proof grading) is installed into .venv
-# in editable mode; otter assign and otter run load it from there.
 .PHONY: assignments test-assignments
 ASSIGNMENTS := $(patsubst assignments/%.ipynb,_build/assignments/%,$(wildcard assignments/*.ipynb))
 OTTER_ASSIGN ?=
-GRADING := $(VENV)/.grading-installed
 
 assignments: $(ASSIGNMENTS)
 
-$(GRADING): tools/grading/pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
-	  --no-build-isolation -e tools/grading
-	@touch $@
-
-_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt \
-                      $(wildcard tools/grading/seqlearn_grading/*.py) $(GRADING)
+_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt $(STAMP)
 	rm -rf $@
 	$(BIN)/otter assign $(OTTER_ASSIGN) $< $@ || { rm -rf $@; exit 1; }
 
-# Every assignment generated, a gallery of submissions (correct, buggy, tampering, crashing)
-# graded with otter run (no Docker), each question scoring what it deserves, the student
-# version run top to bottom, and a folder graded with tools/grade_folder.py
-test-assignments: $(GRADING)
+# Every assignment generated, its solutions graded with full marks and its untouched student
+# version with zero (otter run, no Docker), the student version run top to bottom
+test-assignments: $(STAMP)
 	$(BIN)/python -m pytest tests/assignments -q
 
 # Mutation testing (tools/mutation.py; not in `make test`: about four hours on 2 cores with the
