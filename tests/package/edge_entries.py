@@ -2355,3 +2355,84 @@ entry(
     lambda a: seeding.seed_all(a.seed, threads=None),
     {"seed": Int(3, bad=(True, 2.5, "2"))},
 )
+
+# --------------------------------------------------------------------- documented edges
+# Where the matrix's default expectation does not apply, and why.
+
+# an infinite entry may give NaN through inf - inf or 0 * inf, as in torch
+IEEE = ("*",)
+for _name in (
+    "attention.MultiHeadAttention",
+    "attention.attend",
+    "attention.attention",
+    "attention.masked_softmax",
+    "associative.soft_lookup",
+    "associative.hard_lookup",
+    "bptt.reference.torch_reference",
+    "causal.causal_attention_loop",
+    "causal.free_candidates",
+    "causal.KeyValueAttention",
+    "causal.MultiHeadCausalAttention",
+    "conv.conv1d",
+    "conv.causal_conv1d",
+    "conv.conv_transpose1d",
+    "gated.GRU",
+    "gated.GRUCell",
+    "gated.LSTM",
+    "gated.LSTMCell",
+    "layernorm.LayerNorm",
+    "linear_attention.masked_linear_attention",
+    "local_attention.restricted_attention",
+    "mingru.MinGRU",
+    "multiplicative.MultiplicativeLinear",
+    "multiplicative.SoftSwitch",
+    "multiplicative.soft_switch",
+    "online_softmax.memory_efficient_attention",
+    "scores.BilinearScore",
+    "seq2seq.masked_cross_entropy",
+    "transformer_layers.DecoderLayer",
+    "transformer_layers.EncoderLayer",
+    "transformer_layers.FeedForward",
+    "unroll.gru_gates",
+    "warmup.adam_moments",
+):
+    ENTRIES[f"seqlearn.{_name}"] = replace(ENTRIES[f"seqlearn.{_name}"], inf_nan=IEEE)
+
+SHAPE_ONLY = "checks shapes and dtypes, not values"
+for _name in (
+    "validate.check_shape",
+    "validate.check_floating",
+    "validate.check_nonempty",
+    "validate.check_same_dtype",
+    "validate.check_tensor",
+    "scores.check_query_key",
+    "bptt.params.check_params",
+):
+    ENTRIES[f"seqlearn.{_name}"] = replace(
+        ENTRIES[f"seqlearn.{_name}"], finite_nan=("*",)
+    )
+for _name in ("validate.check_shape", "validate.check_nonempty"):
+    ENTRIES[f"seqlearn.{_name}"] = replace(
+        ENTRIES[f"seqlearn.{_name}"], skip={"integer": SHAPE_ONLY}
+    )
+ENTRIES["seqlearn.validate.check_finite"] = replace(
+    ENTRIES["seqlearn.validate.check_finite"],
+    skip={"integer": "an integer array is finite"},
+)
+ENTRIES["seqlearn.scan.combine"] = replace(
+    ENTRIES["seqlearn.scan.combine"],
+    skip={"integer": "combine works on any number type (integers, sympy symbols)"},
+    aliases={"a1": "first[0]", "b1": "first[1]", "a2": "second[0]", "b2": "second[1]"},
+)
+ENTRIES["seqlearn.scores.LocationScore"] = replace(
+    ENTRIES["seqlearn.scores.LocationScore"], finite_nan=("k",)
+)  # ignores the keys' content
+for _name in ("complexity.jacobian_pattern", "complexity.graph_depth"):
+    ENTRIES[f"seqlearn.{_name}"] = replace(
+        ENTRIES[f"seqlearn.{_name}"], finite_nan=("x",)
+    )
+ENTRIES["seqlearn.attention.MultiHeadAttention"] = replace(
+    ENTRIES["seqlearn.attention.MultiHeadAttention"],
+    skip={"mask[None]": "a 4-D mask broadcastable to (B, heads, Tq, Tk) is per head"},
+)
+
