@@ -52,23 +52,48 @@ browser-deps:
 	  fi; \
 	fi
 
-# Graded assignments (otter-grader; the guide is assignments/pages/guide.md): the student and the
-# autograder version of every master notebook, in _build/assignments/NAME/{student,autograder}.
-# otter assign also grades each solution notebook with all its tests (OTTER_ASSIGN=--no-run-tests
-# only generates).
+# Graded assignments (otter-grader; the guide is assignments/pages/guide.md): the
+# student and the autograder version of every master notebook, in
+# _build/assignments/NAME/{student,autograder}. otter assign also grades each solution
+# notebook with all its tests (OTTER_ASSIGN=--no-run-tests only generates).
+# The grading plugin (tools/grading: sandboxed, tamper-proof grading) is installed into
+# .venv in editable mode; otter assign and otter run load it from there. The wheels of
+# seqlearn and of the plugin go into every autograder zip, for the grading image of
+# otter grade (Docker) and Gradescope (tools/grading/wheels.py).
 .PHONY: assignments test-assignments
-ASSIGNMENTS := $(patsubst assignments/%.ipynb,_build/assignments/%,$(wildcard assignments/*.ipynb))
+ASSIGNMENTS := $(patsubst assignments/%.ipynb,_build/assignments/%,\
+                 $(wildcard assignments/*.ipynb))
 OTTER_ASSIGN ?=
+GRADING := $(VENV)/.grading-installed
+GRADING_SOURCES := tools/grading/pyproject.toml \
+                   $(wildcard tools/grading/seqlearn_grading/*.py)
+WHEELS := _build/wheels/.built
 
 assignments: $(ASSIGNMENTS)
 
-_build/assignments/%: assignments/%.ipynb assignments/checks.py assignments/requirements.txt $(STAMP)
+$(GRADING): tools/grading/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	  --no-build-isolation -e tools/grading
+	@touch $@
+
+$(WHEELS): pyproject.toml README.md $(wildcard seqlearn/*.py seqlearn/*/*.py) \
+           $(GRADING_SOURCES) tools/grading/wheels.py $(STAMP)
+	$(BIN)/python tools/grading/wheels.py build $(@D)
+	@touch $@
+
+_build/assignments/%: assignments/%.ipynb assignments/checks.py \
+                      assignments/requirements.txt $(GRADING_SOURCES) $(GRADING) \
+                      $(WHEELS)
 	rm -rf $@
 	$(BIN)/otter assign $(OTTER_ASSIGN) $< $@ || { rm -rf $@; exit 1; }
+	$(BIN)/python tools/grading/wheels.py ship $(dir $(WHEELS)) $@/autograder \
+	  || { rm -rf $@; exit 1; }
 
-# Every assignment generated, its solutions graded with full marks and its untouched student
-# version with zero (otter run, no Docker), the student version run top to bottom
-test-assignments: $(STAMP)
+# Every assignment generated, a gallery of submissions (correct, buggy, tampering,
+# crashing) graded with otter run (no Docker), each question scoring what it deserves,
+# the student version run top to bottom, the guide's commands run as written, and the
+# wheels that the autograder zips ship
+test-assignments: $(GRADING)
 	$(BIN)/python -m pytest tests/assignments -q
 
 # Mutation testing (tools/mutation.py; not in `make test`: about four hours on 2 cores with the

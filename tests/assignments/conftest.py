@@ -1,9 +1,12 @@
-"""Generate every assignment once per session, then run and grade its notebooks in parallel.
+"""Generate every assignment once per session, then run and grade notebooks in parallel.
 
-``generated`` runs ``make assignments OTTER_ASSIGN=--no-run-tests`` (otter assign for every
-master notebook, into ``_build/assignments/NAME/{student,autograder}``); ``runs`` then, in
-``WORKERS`` processes, runs each untouched student notebook top to bottom and grades the
-solution notebook and the untouched student notebook with ``otter run`` (no Docker).
+``generated`` runs ``make assignments OTTER_ASSIGN=--no-run-tests`` (otter assign for
+every master notebook, into ``_build/assignments/NAME/{student,autograder}``); ``runs``
+then, in ``WORKERS`` processes, runs each untouched student notebook top to bottom,
+grades every submission of the gallery (``gallery.py``) with ``otter run`` (no Docker),
+and runs the guide's commands as written (``grading.run_guide``). The session ends
+with a table of the gallery: every submission's score, the score it deserves, and the
+time ``otter run`` took.
 """
 
 from __future__ import annotations
@@ -16,21 +19,26 @@ from pathlib import Path
 
 import pytest
 
+import gallery
 import grading
 from grading import master_names
 from layout import ROOT
 
 BUILD = ROOT / "_build" / "assignments"
-WORKERS = 2  # each job is one Jupyter kernel; two keep a 2-core machine busy
+WORKERS = 2  # each job is one Jupyter kernel and one sandbox; two keep 2 cores busy
+FINISHED: dict[tuple[str, str], dict] = {}
+"""What ``runs`` returned, for the summary at the end of the session."""
 
 
 @pytest.fixture(scope="session")
 def generated() -> dict[str, Path]:
-    """``make assignments`` without otter's own test run (the tests below grade instead)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    done = subprocess.run(["make", f"-j{WORKERS}", "--no-print-directory", "assignments",
-                           "OTTER_ASSIGN=--no-run-tests"], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    """``make assignments`` without otter's own test run (the tests below grade
+    instead)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    done = subprocess.run(["make", f"-j{WORKERS}", "--no-print-directory",
+                           "assignments", "OTTER_ASSIGN=--no-run-tests"], cwd=ROOT,
+                          env=env, capture_output=True, text=True)
     assert done.returncode == 0, f"make assignments failed:\n{done.stdout[-3000:]}\n" \
                                  f"{done.stderr[-3000:]}"
     return {name: BUILD / name for name in master_names()}
@@ -38,16 +46,48 @@ def generated() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def runs(generated: dict[str, Path]) -> dict[tuple[str, str], dict]:
-    """``(name, "student run" | "solution grade" | "student grade")`` -> the job's result."""
+    """``(name, "student run" | gallery variant | "guide")`` -> the job's result.
+
+    The slowest jobs (those that train) are submitted first so that the two workers
+    finish together.
+    """
     context = multiprocessing.get_context("spawn")  # a clean interpreter per worker
-    with ProcessPoolExecutor(WORKERS, mp_context=context) as pool:
-        jobs = {}
+    jobs = {}
+    with ProcessPoolExecutor(WORKERS, mp_context=context,
+                             initializer=grading.quiet) as pool:
+        name = grading.GUIDE_SUBMISSIONS[0]
+        jobs[name, "guide"] = pool.submit(grading.run_guide, str(generated[name]))
+        order = sorted(((n, v) for n in generated for v in gallery.GALLERY[n]),
+                       key=lambda nv: (gallery.GALLERY[nv[0]][nv[1]].base != "solution",
+                                       nv[0] != "attention"))
+        for name, variant in order:
+            jobs[name, variant] = pool.submit(grading.grade_variant, name, variant,
+                                              str(generated[name]))
         for name, folder in generated.items():
-            autograder = str(folder / "autograder")
             jobs[name, "student run"] = pool.submit(
                 grading.run_like_a_student, str(folder / "student"), name)
-            jobs[name, "solution grade"] = pool.submit(
-                grading.grade, str(folder / "autograder" / f"{name}.ipynb"), autograder)
-            jobs[name, "student grade"] = pool.submit(
-                grading.grade, str(folder / "student" / f"{name}.ipynb"), autograder)
-        return {key: job.result() for key, job in jobs.items()}
+        FINISHED.update({key: job.result() for key, job in jobs.items()})
+    return dict(FINISHED)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The gallery's table: got and deserved totals, and otter run's time, per
+    submission."""
+    from test_assignments import questions
+
+    rows = [(name, variant, FINISHED[name, variant])
+            for name, table in gallery.GALLERY.items() for variant in table
+            if (name, variant) in FINISHED]
+    if not rows:
+        return
+    terminalreporter.section("gallery: score (deserved) and otter run's time")
+    for name, variant, grades in rows:
+        found = questions(name)
+        points = {q["name"]: q["total"] for q in found}
+        written = {q["name"] for q in found if q.get("manual")}
+        deserved = gallery.expected_scores(gallery.GALLERY[name][variant], points,
+                                           written)
+        terminalreporter.write_line(
+            f"{name:>16} | {variant:<30} | {grades['total']:4g} of "
+            f"{grades['possible']:g} ({sum(deserved.values()):g}) | "
+            f"{grades['seconds']:5.1f} s")

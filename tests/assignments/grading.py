@@ -1,19 +1,28 @@
-"""What the assignment tests share: the masters' names, a student's run and otter's grading.
+"""What the assignment tests share: the masters' names, a student's run, otter's
+grading.
 
-Each job imports otter and starts a Jupyter kernel, which takes seconds, so the fixture in
-``conftest.py`` runs the jobs in a pool of worker processes and keeps only plain results
-(numbers and strings) for the tests to look at.
+Each job imports otter and starts a Jupyter kernel and a sandbox, which takes seconds,
+so the fixture in ``conftest.py`` runs the jobs in a pool of worker processes and keeps
+only plain results (numbers and strings) for the tests to look at.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import glob
+import io
 import os
+import re
+import shlex
 import shutil
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
+ROOT = ASSIGNMENTS.parent
 
 
 def master_names() -> list[str]:
@@ -21,11 +30,20 @@ def master_names() -> list[str]:
     return sorted(p.stem for p in ASSIGNMENTS.glob("*.ipynb"))
 
 
-def run_like_a_student(student_dir: str, name: str) -> dict:
-    """Run the untouched student notebook top to bottom, as a student would, in a scratch copy.
+def quiet() -> None:
+    """Worker initializer: otter and Jupyter print a lot; keep the test output
+    readable."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
 
-    Returns the errors of the run (cell source, exception name and message) and the text that
-    every ``grader.check`` cell printed.
+
+def run_like_a_student(student_dir: str, name: str) -> dict:
+    """Run the untouched student notebook top to bottom, as a student would, in a
+    scratch copy.
+
+    Returns the errors of the run (cell source, exception name and message) and the text
+    that every ``grader.check`` cell printed.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -50,14 +68,137 @@ def run_like_a_student(student_dir: str, name: str) -> dict:
 
 
 def grade(submission: str, autograder_dir: str) -> dict:
-    """Grade one notebook with ``otter run`` (no Docker): the score of every question."""
+    """Grade one notebook with ``otter run`` (no Docker): the score of every
+    question."""
     import otter.run
 
     zips = glob.glob(os.path.join(autograder_dir, "*-autograder_*.zip"))
     if len(zips) != 1:
-        raise RuntimeError(f"expected one autograder zip in {autograder_dir}, found {zips}")
-    with tempfile.TemporaryDirectory() as out:
-        results = otter.run.main(submission, autograder=zips[0], output_dir=out, no_logo=True)
+        raise RuntimeError(f"expected one autograder zip in {autograder_dir}, "
+                           f"found {zips}")
+    begun = time.monotonic()
+    with tempfile.TemporaryDirectory() as out, \
+            contextlib.redirect_stdout(io.StringIO()):
+        results = otter.run.main(submission, autograder=zips[0], output_dir=out,
+                                 no_logo=True)
     return {"total": float(results.total), "possible": float(results.possible),
             "questions": {q: (float(r.score), float(r.possible))
-                          for q, r in results.results.items()}}
+                          for q, r in results.results.items()},
+            "summaries": {q: r.summary() for q, r in results.results.items()},
+            "cases": {q: [(c.test_case.hidden, c.passed) for c in r.test_case_results]
+                      for q, r in results.results.items()},
+            "seconds": time.monotonic() - begun}
+
+
+def grade_variant(name: str, variant: str, folder: str) -> dict:
+    """Build the gallery submission ``variant`` of assignment ``name`` and grade it."""
+    import gallery
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = gallery.build(name, variant, folder,
+                             str(Path(scratch) / f"{name}.ipynb"))
+        return grade(path, str(Path(folder) / "autograder"))
+
+
+GUIDE = ASSIGNMENTS / "pages" / "guide.md"
+GUIDE_SUBMISSIONS = ("recurrence", {"alice": "correct", "bob": "one bug in q1 and q3"})
+"""The assignment of the guide's commands, and the gallery submissions that stand in
+for the students' in its folder ``submissions/`` (``carol.zip`` is alice's notebook
+exported as ``grader.export()`` does, with a forged otter log)."""
+
+
+def guide_commands() -> list[str]:
+    """Every command of the guide's ``bash`` blocks, continued lines joined."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", GUIDE.read_text(), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                commands.append(" ".join(line.split()))
+    return commands
+
+
+def how_run(command: str) -> str:
+    """``"docker"`` (otter grade: its options are checked, it is not run), ``"make -n"``
+    (a make target: dry-run; the session runs ``make assignments`` itself) or ``"run"``
+    (run as written in a scratch clone)."""
+    words = shlex.split(command)
+    if words[0].endswith("otter") and words[1] == "grade":
+        return "docker"
+    return "make -n" if words[0] == "make" else "run"
+
+
+class _Payload:
+    """What a forged otter log would run if the grader unpickled it: make a folder."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self) -> tuple:
+        return os.mkdir, (self.path,)
+
+
+def _fill_marks(form: Path, mark: float) -> None:
+    """Give every written answer of the marking form ``mark``, as an instructor
+    would."""
+    with open(form, newline="") as f:
+        header, *rows = list(csv.reader(f))
+    with open(form, "w", newline="") as f:
+        csv.writer(f).writerows([header] + [[row[0]] + [f"{mark:g}"] * len(header[1:])
+                                            for row in rows])
+
+
+def run_guide(folder: str) -> dict:
+    """Run the guide's commands as written, in order, in a scratch clone.
+
+    The scratch folder links the repository's ``.venv``, ``_build``, ``assignments`` and
+    ``tools`` (what ``make assignments`` leaves in a fresh clone) and holds a folder
+    ``submissions/`` (``GUIDE_SUBMISSIONS``). Before a command that reads marks, the
+    marking form gets 1.5 for every written answer. Returns every command's outcome, the
+    text files the commands wrote, grades.csv before the marks, and whether the forged
+    otter log was unpickled.
+    """
+    import pickle
+    import zipfile
+
+    import gallery
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    name, students = GUIDE_SUBMISSIONS
+    with tempfile.TemporaryDirectory() as scratch:
+        clone = Path(scratch) / "clone"
+        submissions = clone / "submissions"
+        submissions.mkdir(parents=True)
+        for item in (".venv", "_build", "assignments", "tools"):
+            (clone / item).symlink_to(ROOT / item)
+        for student, variant in students.items():
+            gallery.build(name, variant, folder, str(submissions / f"{student}.ipynb"))
+        marker = Path(scratch) / "the log was unpickled"
+        with zipfile.ZipFile(submissions / "carol.zip", "w") as archive:
+            archive.write(submissions / "alice.ipynb", f"{name}.ipynb")
+            archive.writestr(".OTTER_LOG", pickle.dumps(_Payload(str(marker))))
+        steps, unmarked = [], ""
+        for command in guide_commands():
+            how = how_run(command)
+            if how == "docker":
+                steps.append((command, how, 0, ""))
+                continue
+            if "--marks" in command:
+                unmarked = (clone / "grades" / "grades.csv").read_text()
+                words = shlex.split(command)
+                _fill_marks(clone / words[words.index("--marks") + 1], 1.5)
+            if how == "make -n":
+                line = ["make", "-n", "--no-print-directory", *shlex.split(command)[1:]]
+                done = subprocess.run(line, cwd=ROOT, env=env, capture_output=True,
+                                      text=True)
+            else:
+                done = subprocess.run(["bash", "-c", command], cwd=clone, env=env,
+                                      capture_output=True, text=True)
+            steps.append((command, how, done.returncode,
+                          (done.stdout + done.stderr)[-2000:]))
+        files = {str(path.relative_to(clone)): path.read_text()
+                 for output in ("results", "grades", "grades-docker")
+                 for path in sorted((clone / output).rglob("*"))
+                 if path.is_file() and path.suffix in (".csv", ".md", ".txt", ".json")}
+        return {"steps": steps, "files": files, "unmarked": unmarked,
+                "unpickled": marker.exists()}
