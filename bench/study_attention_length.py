@@ -47,7 +47,8 @@ import numpy as np
 from seqlearn.data.strings import LETTERS, string_pairs
 from seqlearn.data.vocab import Vocab, seq2seq_batch
 from seqlearn.seeding import seed_all
-from seqlearn.seq2seq import Seq2Seq, fit_seq2seq, greedy_exact_match
+from seqlearn.seq2seq import Seq2Seq, greedy_exact_match
+from seqlearn.train import fit_seq2seq
 
 EMBEDDING, BATCH, LR = 32, 64, 5e-3
 MIN_LEN, MAX_LEN = 5, 20

@@ -195,7 +195,8 @@ import torch
 
 from seqlearn.data import LETTERS, Vocab, seq2seq_batch, string_pairs
 from seqlearn.seeding import seed_all
-from seqlearn.seq2seq import Seq2Seq, fit_seq2seq, greedy_exact_match
+from seqlearn.seq2seq import Seq2Seq, greedy_exact_match
+from seqlearn.train import fit_seq2seq
 
 BUCKETS = ((5, 8), (9, 12), (13, 16), (17, 20))
 TEST_SEED = 2024

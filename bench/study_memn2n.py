@@ -91,8 +91,9 @@ import numpy as np
 import torch
 
 from seqlearn.data import StoryBatch, encode_stories, stories, story_vocab
-from seqlearn.memory import MemN2N, answer_accuracy, fit_memn2n, supporting_share
+from seqlearn.memory import MemN2N, answer_accuracy, supporting_share
 from seqlearn.seeding import seed_all
+from seqlearn.train import fit_memn2n
 
 
 def fact_masks(batch: list, S: int) -> list[torch.Tensor]:
@@ -113,7 +114,10 @@ def run(task: int, hops: int, seed: int, args: argparse.Namespace) -> dict:
     test_stories = stories(1000, np.random.default_rng(10_000 + seed), **world)
     test = encode_stories(test_stories, vocab)
     seed_all(seed)
-    model = MemN2N(len(vocab), args.d, hops, max_sentences=args.max_sentences)
+    model = MemN2N(len(vocab), args.d, hops, max_sentences=args.max_sentences,
+                   # the switches of bench/study_memn2n_ablation.py (default: on)
+                   position_encoding=getattr(args, "position", True),
+                   temporal_encoding=getattr(args, "temporal", True))
     g = torch.Generator().manual_seed(seed)
 
     def batches(step: int) -> StoryBatch:
@@ -121,7 +125,9 @@ def run(task: int, hops: int, seed: int, args: argparse.Namespace) -> dict:
         return StoryBatch(*(t[index] for t in train))
 
     start = time.perf_counter()
-    fit_memn2n(model, batches, args.steps, lr=args.lr, linear_steps=args.linear_steps)
+    fit_memn2n(model, batches, args.steps, lr=args.lr, linear_steps=args.linear_steps,
+               noise=getattr(args, "noise", 0.0),  # random noise: the ablation's RN
+               generator=torch.Generator().manual_seed(20_000 + seed))
     seconds = time.perf_counter() - start
     model.eval()
     with torch.no_grad():

@@ -62,9 +62,11 @@ import torch
 
 from seqlearn.data.dates import DATE_SOURCE_CHARS, DATE_TARGET_CHARS, date_pairs
 from seqlearn.data.vocab import Vocab, seq2seq_batch
+from seqlearn.losses import masked_cross_entropy
 from seqlearn.scores import ConcatScore
 from seqlearn.seeding import seed_all
-from seqlearn.seq2seq import Seq2Seq, fit_seq2seq, greedy_exact_match, masked_cross_entropy
+from seqlearn.seq2seq import Seq2Seq, greedy_exact_match
+from seqlearn.train import fit_seq2seq
 
 HIDDEN, EMBEDDING, BATCH, LR = 64, 32, 64, 5e-3
 SCORES = ("dot", "scaled_dot", "general", "concat", "additive", "mlp", "location")

@@ -55,7 +55,8 @@ import torch
 
 from seqlearn.data import DATE_SOURCE_CHARS, DATE_TARGET_CHARS, Vocab, date_pairs, seq2seq_batch
 from seqlearn.seeding import seed_all
-from seqlearn.seq2seq import Seq2Seq, fit_seq2seq, greedy_exact_match
+from seqlearn.seq2seq import Seq2Seq, greedy_exact_match
+from seqlearn.train import fit_seq2seq
 from seqlearn.transformer import Transformer, decoded_exact_match, transformer_loss
 from seqlearn.warmup import fit_scheduled, linear_warmup_rate
 

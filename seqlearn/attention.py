@@ -16,9 +16,10 @@ Mask convention: ``True`` means *allowed* here (as in the book's equations), whe
 ``torch.nn.MultiheadAttention``'s boolean ``attn_mask`` and ``key_padding_mask`` use ``True``
 for *not allowed*; pass ``~mask`` to torch.
 
-Functions: :func:`attention` (scaled dot product), :func:`attend` (any score matrix, e.g. from
-:mod:`seqlearn.scores`), :func:`masked_softmax`, :func:`causal_mask`, :func:`padding_mask`;
-module: :class:`MultiHeadAttention`.
+Functions: :func:`attention` (scaled dot product), :func:`attend` (any score matrix, e.g.
+from :mod:`seqlearn.scores`), :func:`masked_softmax`; module: :class:`MultiHeadAttention`.
+The masks :func:`~seqlearn.masks.causal_mask` and :func:`~seqlearn.masks.padding_mask`
+live in :mod:`seqlearn.masks` and are importable from here too.
 """
 
 from __future__ import annotations
@@ -26,57 +27,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+# the masks are importable from here too, where the chapters look for them
+from seqlearn.masks import _check_mask, causal_mask, padding_mask  # noqa: F401
+# the contract's name for the blocked attention of seqlearn.online_softmax
+from seqlearn.online_softmax import memory_efficient_attention  # noqa: F401
 from seqlearn.scores import _compute_dtype, check_query_key, scaled_dot_score
 from seqlearn.validate import check_bool, check_tensor, check_int, check_same_dtype, check_shape
-
-
-def causal_mask(Tq: int, Tk: int | None = None, *,
-                device: torch.device | str | None = None) -> Tensor:
-    r"""Boolean ``(Tq, Tk)`` mask, True where key ``i`` may be seen by query ``t``.
-
-    .. math::  m_{t,i} = [\, i \le t + (T_k - T_q) \,]
-
-    With ``Tq == Tk`` (self-attention) this is the lower triangle, ``i <= t``. With ``Tq != Tk``
-    the queries are aligned with the **last** ``Tq`` keys (the convention of incremental
-    decoding, where ``Tk - Tq`` earlier keys are cached): the last query sees every key. When
-    ``Tq > Tk`` the first ``Tq - Tk`` queries see no key at all and :func:`attention` returns
-    zeros for them.
-    """
-    Tk = Tq if Tk is None else Tk
-    check_int(Tq, "Tq")
-    check_int(Tk, "Tk")
-    return torch.ones(Tq, Tk, dtype=torch.bool, device=device).tril(diagonal=Tk - Tq)
-
-
-def padding_mask(lengths: Tensor, T: int) -> Tensor:
-    """Boolean ``(B, T)`` mask, True at the ``lengths[b]`` real (non-padding) positions of row b.
-
-    For attention over padded keys use ``padding_mask(lengths, Tk)[:, None, :]`` with
-    :func:`attention` on ``(B, Tq, Tk)`` scores, or ``[:, None, None, :]`` for
-    :class:`MultiHeadAttention`'s ``(B, heads, Tq, Tk)``.
-    """
-    check_int(T, "T")
-    if not isinstance(lengths, Tensor) or lengths.is_floating_point() or lengths.dtype == torch.bool:
-        got = lengths.dtype if isinstance(lengths, Tensor) else type(lengths).__name__
-        raise TypeError(f"lengths must be an integer tensor, got {got}")
-    check_shape(lengths, "lengths", "B")
-    if bool(((lengths < 0) | (lengths > T)).any()):
-        raise ValueError(f"lengths must lie in [0, T={T}], got {lengths.tolist()}")
-    return torch.arange(T, device=lengths.device) < lengths[:, None]  # (B, T)
-
-
-def _check_mask(mask: Tensor, shape: torch.Size) -> None:
-    """A mask must be a bool tensor that broadcasts to ``shape`` without enlarging it."""
-    if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-        raise TypeError("mask must be a bool tensor (True = may attend), got "
-                        f"{getattr(mask, 'dtype', type(mask).__name__)}")
-    try:
-        broadcast = torch.broadcast_shapes(mask.shape, shape)
-    except RuntimeError:
-        broadcast = None
-    if broadcast != shape:
-        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' "
-                         f"shape (..., Tq, Tk) = {tuple(shape)}")
 
 
 def masked_softmax(scores: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -263,7 +219,3 @@ class MultiHeadAttention(nn.Module):
                 new.out_proj.bias.copy_(m.out_proj.bias)
         return new
 
-
-# The contract's name for the blocked attention of seqlearn/online_softmax.py (imported last:
-# that module uses this one's mask check).
-from seqlearn.online_softmax import memory_efficient_attention  # noqa: E402,F401

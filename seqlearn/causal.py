@@ -27,8 +27,8 @@ import torch
 from torch import Tensor, nn
 
 from seqlearn.attention import attention
+from seqlearn.positional import sinusoidal_positional_encoding
 from seqlearn.scores import default_scale
-from seqlearn.transformer import sinusoidal_positional_encoding
 from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real,
                                check_same_dtype, check_shape, check_tensor)
 
@@ -153,7 +153,7 @@ def add_positions(fx: Tensor) -> Tensor:
 
     Attention treats its keys as a set: permuting the inputs permutes the outputs (apart
     from the causal mask, which only says who came first, not how far back). Adding the
-    sinusoidal encoding :func:`seqlearn.transformer.sinusoidal_positional_encoding`
+    sinusoidal encoding :func:`seqlearn.positional.sinusoidal_positional_encoding`
     makes the scores depend on positions. fx (B, T, D) -> (B, T, D).
     """
     _check_features(fx)

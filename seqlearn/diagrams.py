@@ -744,6 +744,143 @@ def memn2n_diagram(hops: int = 3) -> Figure:
                    f"End-to-end memory network, {hops} hop{plural}")
 
 
+NTM_WEIGHTS = (0.02, 0.08, 0.8, 0.08, 0.01, 0.01)
+"""The example weighting :func:`ntm_diagram` draws over six memory rows (not data)."""
+
+
+def ntm_diagram() -> Figure:
+    r"""One step of a Neural Turing Machine (eq-ntm-cosine to eq-ntm-write).
+
+    The controller reads the input :math:`x_t` and the last reads :math:`r_{t-1}` and
+    emits, for a head, a key :math:`k_t` with strength :math:`\beta_t`, a gate
+    :math:`g_t`, a shift distribution :math:`s_t` and an exponent :math:`\gamma_t`. They
+    drive the four addressing steps from left to right: content (the key against every
+    row of the memory), interpolation with the head's last weighting :math:`w_{t-1}`,
+    circular shift and sharpening. The result, the weighting :math:`w_t` (cells coloured
+    like the attention maps), lines up with the memory's rows (drawn as columns): the
+    write head erases and adds there (:math:`e_t`, :math:`a_t`), a read head returns
+    :math:`r_t = \sum_i w_t(i) M_t(i)`, and the output :math:`y_t` is read from
+    :math:`[h_t; r_t]`.
+    """
+    fig, ax = _canvas(MAX_WIDTH)
+    y_in, y_ctrl, y_bus, y_chain = 0.35, 1.1, 1.7, 2.5
+    y_cells, y_mem, y_read, y_out = 3.3, 3.95, 5.4, 6.1
+    # the controller and its inputs
+    ctrl = _box(ax, 1.3, y_ctrl, "controller", "decoder", 2.0)
+    for x, text, kind, w in ((0.75, "$x_t$", "token", 0.5),
+                             (1.75, "$r_{t-1}$", "context", 0.6)):
+        _arrow(ax, _box(ax, x, y_in, text, kind, w).top, (x, ctrl.bottom[1]))
+    # the controller's outputs: one line to every step that uses a parameter
+    chain = [("content", 0.75, 0.9, r"$k_t, \beta_t$"),
+             ("interpolate", 2.0, 1.15, "$g_t$"), ("shift", 3.2, 0.65, "$s_t$"),
+             ("sharpen", 4.3, 0.9, r"$\gamma_t$")]
+    x_write = 5.05
+    _arrow(ax, ctrl.top, (ctrl.x, y_bus), head=False)
+    _arrow(ax, (chain[0][1], y_bus), (x_write, y_bus), head=False)
+    _dot(ax, ctrl.x, y_bus)
+    boxes = []
+    for text, x, w, parameter in chain:
+        boxes.append(_box(ax, x, y_chain, text, "attention", w))
+        _arrow(ax, (x, y_bus), boxes[-1].bottom)
+        _label(ax, x + 0.07, (y_bus + boxes[-1].bottom[1]) / 2, parameter, ha="left")
+        if len(boxes) > 1:
+            _arrow(ax, boxes[-2].right, boxes[-1].left)
+            _dot(ax, x, y_bus)  # the line goes on to the next step and the write head
+    # the weighting, lined up with the memory's rows (one column per row i)
+    n, cell = len(NTM_WEIGHTS), 0.33
+    x0 = 4.98 - n * cell
+    cells = _weight_cells(ax, x0, y_cells, NTM_WEIGHTS, [""] * n, cell, 0.3)
+    _arrow(ax, boxes[-1].top, (boxes[-1].x, cells[0].bottom[1]))
+    _label(ax, x0 - 0.12, y_cells, "$w_t$", ha="right")
+    previous = boxes[1]
+    _label(ax, previous.x, y_cells, "$w_{t-1}$")
+    _arrow(ax, (previous.x, y_cells - 0.16), previous.top)
+    rows = 3
+    for r in range(rows):
+        for c in cells:
+            ax.add_patch(Rectangle((c.x - cell / 2, y_mem + 0.3 * r), cell, 0.3,
+                                   facecolor=KINDS["encoder"], edgecolor=INK,
+                                   linewidth=1.0))
+    top = y_mem + 0.3 * rows
+    _label(ax, x0 - 0.12, y_mem + 0.45, "memory $M_t$", ha="right")
+    # content addressing compares the key with every row of the memory
+    _arrow(ax, (x0, top - 0.15), (boxes[0].x, top - 0.15), boxes[0].top)
+    # the write head: erase, then add, where w_t points
+    _arrow(ax, (x_write, y_bus), (x_write, y_mem + 0.45), (4.98, y_mem + 0.45))
+    _label(ax, x_write + 0.2, (y_bus + y_cells) / 2, "erase $e_t$, add $a_t$",
+           rotation=90)
+    # a read head, and the output
+    middle = x0 + n * cell / 2
+    read_box = _box(ax, middle, y_read, r"$r_t = \Sigma_i\, w_t(i)\, M_t(i)$",
+                    "context", 1.75)
+    _arrow(ax, (middle, top), read_box.bottom)
+    out = _box(ax, 1.3, y_out, "output $y_t$", "token", 1.4)
+    _arrow(ax, read_box.left, (out.x, read_box.y), out.bottom)
+    _arrow(ax, ctrl.left, (0.15, ctrl.y), (0.15, out.y), out.left)  # h_t
+    _label(ax, 0.25, (y_read + y_out) / 2 + 0.05, "$h_t$", ha="left")
+    _label(ax, out.x + 0.08, (y_read + out.bottom[1]) / 2 + 0.02, "$r_t$", ha="left")
+    return _finish(fig, ax, out.top[1] + 0.05, "Neural Turing Machine: one step")
+
+
+# -------------------------------------------------------------------- language models
+
+LM_TEXT = "for in"
+"""What the language-model diagram reads: inputs ``f o r ␣``, targets ``o r ␣ i``."""
+
+
+def char_lm_diagram(mode: str = "teacher") -> Figure:
+    r"""A character language model unrolled over four steps (eq-lm-chain, eq-lm-rnn).
+
+    Each column reads one character :math:`x_t`, looks up its embedding :math:`E[x_t]`,
+    updates the state :math:`h_t` from :math:`h_{t-1}` (the arrows between columns; in
+    a causal Transformer, attention to every earlier position) and scores the next
+    character with :math:`W_o` and a softmax. ``mode="teacher"`` (teacher forcing): the
+    inputs are the true text and every column is scored on the true next character.
+    ``mode="sampling"``: after the first character the model reads its own samples;
+    each sample is fed back as the next column's input.
+    """
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be the string 'teacher' or 'sampling', got "
+                        f"{type(mode).__name__}")
+    if mode not in ("teacher", "sampling"):
+        raise ValueError(f"mode must be 'teacher' or 'sampling', got {mode!r}")
+    sampling = mode == "sampling"
+    fig, ax = _canvas(MAX_WIDTH)
+    y_in, y_emb, y_state, y_out, y_next = 0.4, 1.15, 1.9, 2.65, 3.4
+    xs, w = (1.95, 2.85, 3.75, 4.65), 0.5
+    shown = [c if c != " " else "␣" for c in LM_TEXT]
+    rows = ((y_in, "input $x_t$"), (y_emb, "embedding"), (y_state, "state $h_t$"),
+            (y_out, "softmax"), (y_next, "sample" if sampling else "target $x_{t+1}$"))
+    for y, text in rows:
+        _label(ax, 0.1, y, text, ha="left")
+    previous, outputs = None, []
+    for t, x in enumerate(xs):
+        given = shown[t] if t == 0 or not sampling else ""
+        token = _box(ax, x, y_in, given, "token", w)
+        emb = _box(ax, x, y_emb, "$E$", "linear", w)
+        _arrow(ax, token.top, emb.bottom)
+        state = _box(ax, x, y_state, f"$h_{t + 1}$", "decoder", w)
+        _arrow(ax, emb.top, state.bottom)
+        if previous is not None:
+            _arrow(ax, previous.right, state.left)
+        out = _box(ax, x, y_out, "$W_o$", "linear", w)
+        _arrow(ax, state.top, out.bottom)
+        nxt = _box(ax, x, y_next, shown[t + 1] if not sampling else f"$s_{t + 1}$",
+                   "context" if sampling else "token", w)
+        _arrow(ax, out.top, nxt.bottom)
+        outputs.append((nxt, token))
+        previous = state
+    if sampling:  # every sample becomes the next input
+        for (nxt, _), (_, token) in zip(outputs, outputs[1:]):
+            gap = (nxt.right[0] + token.left[0]) / 2
+            _arrow(ax, nxt.right, (gap, nxt.y), (gap, y_in), token.left)
+            _label(ax, token.x, y_in, f"$s_{{{xs.index(token.x)}}}$",
+                   gid="diagram-box-label")
+    title = ("Generation: the model reads its own samples" if sampling
+             else "Teacher forcing: reading the true text")
+    return _finish(fig, ax, y_next + BOX_H / 2, title)
+
+
 # ----------------------------------------------------------------------------- display
 
 class Diagram:

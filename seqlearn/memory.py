@@ -27,19 +27,25 @@ temporal embeddings ``T_0 .. T_K`` are tied the same way.
 *Linear start* (``linear=True``) removes the softmax from every hop, ``p^k_i = m^k_i . u^k``,
 which the paper uses for the first part of training: a 3-hop model started with it trains
 reliably where one started with the softmax sometimes stays at the accuracy of one hop.
+
+The paper's ablations have switches: ``MemN2N(..., position_encoding=False)`` stores a
+sentence as a bag of words (``l_kj = 1``), ``temporal_encoding=False`` drops ``T_A`` and
+``T_C``. *Random noise* (RN) inserts empty memories into training stories at random,
+which only shifts the ages ``t_i``: :func:`random_noise_ages` draws the shifted ages and
+``forward(..., ages=...)`` reads them (``seqlearn.train.fit_memn2n(..., noise=0.1)``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
 from seqlearn.associative import soft_lookup
 from seqlearn.data.vocab import Vocab, vocab_size as _vocab_size
-from seqlearn.train import fit
-from seqlearn.validate import check_bool, check_int, check_shape, check_tensor
+from seqlearn.validate import (check_bool, check_int, check_real, check_shape,
+                               check_tensor)
 
 PAD = 0
 """The word id that means "no word" (``<pad>`` of :class:`seqlearn.data.Vocab`)."""
@@ -79,6 +85,57 @@ def position_encoding(J: int | Tensor, d: int, *, width: int | None = None,
     return weights * inside
 
 
+def random_noise_ages(present: Tensor, rate: float, *,
+                      generator: torch.Generator | None = None,
+                      max_age: int | None = None) -> Tensor:
+    r"""The ages ``t_i`` of a story into which empty memories were inserted at random.
+
+    *Random noise* (RN) of Sukhbaatar et al. (2015, Section 4): at training time,
+    empty memories are added to the stories at random, so that the temporal embeddings
+    do not learn exact positions. Row ``b`` of ``present (B, S)`` marks the ``n``
+    sentences of story ``b`` (True), in their order. For it, ``m`` empty memories are
+    drawn, ``m`` uniform on ``0 .. ceil(rate * n)`` (the authors' released code; the
+    paper's ``rate`` is 0.1), and the ``n + m`` memories are put in an order drawn
+    uniformly among those that keep the sentences in their order. Sentence ``i`` gets as
+    its age the number of memories after it, empty ones included: ages that decrease
+    along the story, the newest ``>= 0``, with ``m`` ages skipped. An empty memory holds
+    no words, so it is never read: the ages are all that changes. Ages above
+    ``max_age`` become ``max_age`` (the last row of the temporal table, as the released
+    code does). Absent sentences get age 0.
+
+    present (B, S) bool -> ages (B, S) long. ``rate = 0`` gives the usual ages.
+    """
+    check_tensor(present, "present", floating=False)
+    if present.dtype != torch.bool:
+        raise TypeError(f"present must be a bool tensor (True = a sentence), got dtype "
+                        f"{present.dtype}")
+    check_shape(present, "present", "B S")
+    rate = check_real(rate, "rate", minimum=0.0)
+    if max_age is not None:
+        max_age = check_int(max_age, "max_age", minimum=0)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got "
+                        f"{type(generator).__name__}")
+    B, S = present.shape
+    g = dict(generator=generator, dtype=torch.float64)
+    row = present.cpu()
+    n = row.sum(-1)  # (B,) sentences
+    most = torch.ceil(rate * n.double() - 1e-9).long()  # ceil(rate n), also for 0.1 * 30
+    m = (torch.rand(B, **g) * (most + 1)).long().clamp(max=most)  # (B,) empty memories
+    total = n + m  # (B,) memories
+    width = S + (int(m.max()) if B else 0)
+    slot = torch.arange(width)  # (width,)
+    keys = torch.rand(B, width, **g).masked_fill(slot >= total[:, None], 2.0)
+    chosen = keys.argsort(-1).argsort(-1) < n[:, None]  # (B, width): n of total slots
+    # the k-th chosen slot (in order) holds the k-th sentence
+    slots = torch.where(chosen, slot, width).sort(-1).values[:, :S]  # (B, S)
+    k = (row.long().cumsum(-1) - 1).clamp(min=0)  # (B, S) sentence i is number k
+    ages = (total[:, None] - 1 - slots.gather(1, k)) * row  # memories after each one
+    if max_age is not None:
+        ages = ages.clamp(max=max_age)
+    return ages.to(present.device)
+
+
 def _check_ids(x: Any, name: str, spec: str, vocab_size: int, **sizes: int) -> dict:
     check_tensor(x, name, floating=False)
     if x.is_floating_point() or x.dtype == torch.bool or x.is_complex():
@@ -96,6 +153,19 @@ def _check_ids(x: Any, name: str, spec: str, vocab_size: int, **sizes: int) -> d
     return dims
 
 
+def _check_ages(ages: Any, dims: dict, max_sentences: int) -> None:
+    """``ages``: a LongTensor ``(B, S)`` as the story's, with ages in ``[0,
+    max_sentences)`` (the rows of a temporal table)."""
+    check_tensor(ages, "ages", floating=False)
+    if ages.dtype != torch.long:
+        raise TypeError(f"ages must be a LongTensor of sentence ages, got dtype "
+                        f"{ages.dtype}")
+    check_shape(ages, "ages", "B S", sizes={"B": dims["B"], "S": dims["S"]})
+    if ages.numel() and (int(ages.min()) < 0 or int(ages.max()) >= max_sentences):
+        raise ValueError(f"ages must lie in [0, max_sentences={max_sentences}), got "
+                         f"[{int(ages.min())}, {int(ages.max())}]")
+
+
 class MemN2N(nn.Module):
     """End-to-end memory network with position and temporal encoding and adjacent tying.
 
@@ -106,52 +176,74 @@ class MemN2N(nn.Module):
     ``p^k`` over the sentences (raw scores, 0 at missing sentences, when
     ``linear=True``). Parameters ``N(0, 0.1^2)`` as in the paper; the padding row of
     each embedding is 0. ``vocab_size``: the number of word ids, or a
-    :class:`seqlearn.data.Vocab`.
+    :class:`seqlearn.data.Vocab`. ``position_encoding=False``: bag-of-words sentences;
+    ``temporal_encoding=False``: no temporal tables. ``ages (B, S)`` long in
+    ``[0, max_sentences)``: the ages ``t_i`` to use instead of counting the sentences
+    after each one (:func:`random_noise_ages`).
     """
 
     def __init__(self, vocab_size: int | Vocab, d: int, hops: int, *,
-                 max_sentences: int = 50, max_words: int = 12) -> None:
+                 max_sentences: int = 50, max_words: int = 12,
+                 position_encoding: bool = True,
+                 temporal_encoding: bool = True) -> None:
         super().__init__()
         self.vocab_size = vocab_size = _vocab_size(vocab_size, "vocab_size", minimum=2)
         self.d = check_int(d, "d")
         self.hops = check_int(hops, "hops")
         self.max_sentences = check_int(max_sentences, "max_sentences")
         self.max_words = check_int(max_words, "max_words")
+        self.use_position = check_bool(position_encoding, "position_encoding")
+        self.use_temporal = check_bool(temporal_encoding, "temporal_encoding")
         self.embeddings = nn.ModuleList(  # E_0 .. E_K
             nn.Embedding(vocab_size, d, padding_idx=PAD) for _ in range(hops + 1))
-        self.temporal = nn.ParameterList(  # T_0 .. T_K
-            nn.Parameter(torch.empty(max_sentences, d)) for _ in range(hops + 1))
+        self.temporal = nn.ParameterList(  # T_0 .. T_K (none without temporal encoding)
+            nn.Parameter(torch.empty(max_sentences, d))
+            for _ in range(hops + 1 if temporal_encoding else 0))
         with torch.no_grad():
-            for e, t in zip(self.embeddings, self.temporal):
+            for k, e in enumerate(self.embeddings):
                 nn.init.normal_(e.weight, std=0.1)
                 e.weight[PAD] = 0.0
-                nn.init.normal_(t, std=0.1)
+                if temporal_encoding:
+                    nn.init.normal_(self.temporal[k], std=0.1)
+
+    def word_weights(self, tokens: Tensor) -> Tensor:
+        """The weights ``l_j`` of ``tokens (..., W)`` -> ``(..., W, d)``: the
+        :func:`position_encoding`, or 1 at every word (a bag of words) without it; 0
+        past each sentence's words."""
+        lengths = (tokens != PAD).sum(-1)  # (...,)  words are left-aligned
+        dtype = self.embeddings[0].weight.dtype
+        if not self.use_position:
+            j = torch.arange(tokens.shape[-1], device=tokens.device)  # (W,)
+            words = (j < lengths[..., None])[..., None]  # (..., W, 1)
+            return words.to(dtype).expand(*words.shape[:-1], self.d)  # (..., W, d)
+        return position_encoding(lengths, self.d, width=tokens.shape[-1], dtype=dtype)
 
     def encode(self, tokens: Tensor, k: int, weights: Tensor | None = None) -> Tensor:
         """``sum_j l_j * E_k x_j`` over the last axis of ``tokens (..., W)`` -> ``(..., d)``.
 
-        ``weights`` are the :func:`position_encoding` of ``tokens`` (computed when omitted;
+        ``weights`` are the :meth:`word_weights` of ``tokens`` (computed when omitted;
         :meth:`forward` computes them once for all hops).
         """
         if weights is None:
-            lengths = (tokens != PAD).sum(-1)  # (...,)  words are left-aligned
-            weights = position_encoding(lengths, self.d, width=tokens.shape[-1],  # (..., W, d)
-                                        dtype=self.embeddings[k].weight.dtype)
+            weights = self.word_weights(tokens)  # (..., W, d)
         return (weights * self.embeddings[k](tokens)).sum(-2)  # (..., d)
 
-    def forward(self, story: Tensor, query: Tensor, *,
-                linear: bool = False) -> tuple[Tensor, Tensor]:
+    def forward(self, story: Tensor, query: Tensor, *, linear: bool = False,
+                ages: Tensor | None = None) -> tuple[Tensor, Tensor]:
         dims = _check_ids(story, "story", "B S W", self.vocab_size, S=self.max_sentences,
                           W=self.max_words)
         _check_ids(query, "query", "B Wq", self.vocab_size, Wq=self.max_words)
         check_shape(query, "query", "B Wq", sizes={"B": dims["B"]})
         check_bool(linear, "linear")
         present = (story != PAD).any(-1)  # (B, S)
-        age = (present.flip(-1).cumsum(-1).flip(-1) - 1).clamp(min=0)  # (B, S)  eq-mem-te
+        if ages is None:  # t_i = the number of sentences after sentence i (eq-mem-te)
+            ages = (present.flip(-1).cumsum(-1).flip(-1) - 1).clamp(min=0)  # (B, S)
+        else:
+            _check_ages(ages, dims, self.max_sentences)
         u = self.encode(query, 0)  # (B, d)  B = A^1 = E_0
-        weights = position_encoding((story != PAD).sum(-1), self.d,  # (B, S, W, d)
-                                    width=dims["W"], dtype=u.dtype)
-        memory = [self.encode(story, k, weights) + self.temporal[k][age]  # (B, S, d) each
+        weights = self.word_weights(story)  # (B, S, W, d)  eq-mem-pe
+        memory = [self.encode(story, k, weights)  # (B, S, d) each, eq-mem-te
+                  + (self.temporal[k][ages] if self.use_temporal else 0)
                   for k in range(self.hops + 1)]
         attention = []
         for k in range(self.hops):  # eq-mem-hop
@@ -186,41 +278,12 @@ def _check_batch(model: Any, batch: Any, name: str = "batch") -> None:
 def answer_loss(model: MemN2N, batch: Any) -> Tensor:
     """Cross-entropy of the answer; ``batch`` has ``story``, ``query`` and ``answer``
     fields (a :class:`seqlearn.data.StoryBatch`) and optionally ``linear`` (bool,
-    default False)."""
+    default False) and ``ages`` (the ages of :func:`random_noise_ages`)."""
     _check_batch(model, batch)
-    logits, _ = model(batch.story, batch.query, linear=getattr(batch, "linear", False))
+    ages = getattr(batch, "ages", None)  # passed only when there are some
+    logits, _ = model(batch.story, batch.query, linear=getattr(batch, "linear", False),
+                      **({} if ages is None else {"ages": ages}))
     return nn.functional.cross_entropy(logits, batch.answer)
-
-
-class _Linear:
-    """A batch seen through the linear-start switch (``linear`` added to its fields)."""
-
-    def __init__(self, batch: Any, linear: bool) -> None:
-        if not all(hasattr(batch, field) for field in ("story", "query", "answer")):
-            raise TypeError("batches(step) must return a batch with story, query and "
-                            "answer fields (a seqlearn.data.StoryBatch), got "
-                            f"{type(batch).__name__}")
-        self.story, self.query, self.answer, self.linear = (
-            batch.story, batch.query, batch.answer, linear)
-
-
-def fit_memn2n(model: MemN2N, batches: Callable[[int], Any], steps: int, *, lr: float = 5e-3,
-               linear_steps: int = 0, clip: float | None = 40.0,
-               decay: bool = False) -> list[float]:
-    """Train with Adam on :func:`answer_loss`; the first ``linear_steps`` steps without the
-    memory's softmax (linear start). ``batches(step)`` returns a StoryBatch. Returns the losses.
-
-    One optimizer runs through both phases (:func:`seqlearn.train.fit`); ``clip`` is the
-    gradient-norm threshold of the paper (40), ``decay`` lowers the learning rate linearly.
-    """
-    if not isinstance(model, MemN2N):
-        raise TypeError(f"model must be a MemN2N, got {type(model).__name__}")
-    steps = check_int(steps, "steps")
-    linear_steps = check_int(linear_steps, "linear_steps", minimum=0, maximum=steps)
-    if not callable(batches):
-        raise TypeError(f"batches must be callable (step -> batch), got {type(batches).__name__}")
-    return fit(model, lambda step: _Linear(batches(step), step < linear_steps), steps, lr=lr,
-               clip=clip, decay=decay, loss=answer_loss)
 
 
 @torch.no_grad()

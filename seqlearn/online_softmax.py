@@ -33,6 +33,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from seqlearn.masks import _check_mask
 from seqlearn.scores import _compute_dtype, _scale_for, check_query_key
 from seqlearn.validate import (check_bool, check_int, check_real, check_same_dtype,
                                check_shape, check_tensor)
@@ -186,9 +187,6 @@ def memory_efficient_attention(q: Tensor, k: Tensor, v: Tensor, *,
     ``torch.nn.functional.scaled_dot_product_attention`` accumulate, and the output is
     rounded once to the input's dtype.
     """
-    # here: seqlearn.attention re-exports this module
-    from seqlearn.attention import _check_mask
-
     dims = check_query_key(q, k, same_dim=True)
     check_tensor(v, "v")
     check_same_dtype("q", q, "v", v)

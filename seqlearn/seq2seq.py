@@ -44,6 +44,12 @@ with ``m_i`` the source padding mask (True = token): a padded key gets weight ex
 (``tgt_in = <bos> y_1 .. y_{T-1}``); :meth:`Seq2Seq.greedy_decode` feeds back its own arg-max.
 The layers are ``torch.nn.GRU`` for speed; :meth:`Seq2Seq.to_seqlearn` returns the same model
 computed with :class:`seqlearn.gated.GRU` (equal outputs, tested).
+
+**Other encoders** (``encoder=``): ``"conv"`` replaces each direction's GRU by a causal
+:class:`seqlearn.conv_encoder.ConvEncoder`, so that ``h_i`` reads a window of the source
+on each side of ``i`` (the padding, after the real tokens, is never read); a callable
+``(input_size, hidden_size) -> module`` builds any module with the ``torch.nn.GRU``
+contract (``batch_first=True``, ``(y, h_n)``).
 """
 
 from __future__ import annotations
@@ -52,18 +58,46 @@ import copy
 from typing import Any, Callable
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from seqlearn import gated, scores
 from seqlearn.attention import attend
+from seqlearn.conv_encoder import ConvEncoder
 from seqlearn.data.vocab import Seq2SeqBatch, Vocab, vocab_size
-from seqlearn.train import fit
-from seqlearn.validate import (check_bool, check_int, check_real, check_shape, check_tensor,
+# the loss and the score are shared with the Transformer (importable from here too)
+from seqlearn.losses import (_check_batch, exact_match,  # noqa: F401
+                             masked_cross_entropy)
+from seqlearn.validate import (check_bool, check_int, check_shape, check_tensor,
                                check_tokens)
 
 SCORES = ("dot", "scaled_dot", "general", "additive", "mlp", "location")
 INITS = ("zero", "parameter", "mean", "last", "learned")
+
+
+ENCODERS = ("gru", "conv")
+
+
+def _encoder_factory(encoder: Any) -> Callable[[int, int], nn.Module]:
+    """``encoder`` (``"gru"``, ``"conv"`` or a callable) as ``(E, H_dir) -> module``."""
+    if isinstance(encoder, str):
+        if encoder not in ENCODERS:
+            raise ValueError(f"encoder must be one of {ENCODERS} or a callable, "
+                             f"got {encoder!r}")
+        if encoder == "conv":
+            return lambda E, H: ConvEncoder(E, H, causal=True)
+        return lambda E, H: nn.GRU(E, H, batch_first=True)
+    if not callable(encoder) or isinstance(encoder, nn.Module):
+        raise TypeError(f"encoder must be one of {ENCODERS} or a callable "
+                        "(input_size, hidden_size) -> module, got "
+                        f"{type(encoder).__name__}")
+
+    def make(E: int, H: int) -> nn.Module:
+        module = encoder(E, H)
+        if not isinstance(module, nn.Module):
+            raise TypeError(f"encoder({E}, {H}) must return a torch.nn.Module, got "
+                            f"{type(module).__name__}")
+        return module
+    return make
 
 
 def _reverse_within(x: Tensor, lengths: Tensor) -> Tensor:
@@ -90,7 +124,8 @@ class Seq2Seq(nn.Module):
     def __init__(self, src_vocab: Vocab | int, tgt_vocab: Vocab | int, hidden: int, *,
                  score: str | nn.Module | None = None, bidirectional: bool = True,
                  init: str = "learned", embedding: int | None = None,
-                 max_src_len: int = 64) -> None:
+                 max_src_len: int = 64,
+                 encoder: str | Callable[[int, int], nn.Module] = "gru") -> None:
         super().__init__()
         V_src = vocab_size(src_vocab, "src_vocab")
         # <pad>, <bos>, <eos> at least
@@ -113,8 +148,9 @@ class Seq2Seq(nn.Module):
         H_dir = hidden // 2 if bidirectional else hidden
         self.src_embed = nn.Embedding(V_src, E)
         self.tgt_embed = nn.Embedding(V_tgt, E)
-        self.encoder_fwd = nn.GRU(E, H_dir, batch_first=True)
-        self.encoder_bwd = nn.GRU(E, H_dir, batch_first=True) if bidirectional else None
+        make = _encoder_factory(encoder)  # (E, H_dir) -> a module with the nn.GRU contract
+        self.encoder_fwd = make(E, H_dir)
+        self.encoder_bwd = make(E, H_dir) if bidirectional else None
         self.decoder = nn.GRU(E + hidden, hidden, batch_first=True)
         self.out = nn.Linear(2 * hidden + E, V_tgt)
         self.init_proj = nn.Linear(hidden, hidden) if init == "learned" else None
@@ -263,88 +299,12 @@ class Seq2Seq(nn.Module):
     def to_seqlearn(self) -> "Seq2Seq":
         """A copy whose GRUs are :class:`seqlearn.gated.GRU` (same weights, equal outputs)."""
         twin = copy.deepcopy(self)
-        twin.encoder_fwd = gated.GRU.from_torch(self.encoder_fwd)
-        if self.encoder_bwd is not None:
+        if isinstance(self.encoder_fwd, nn.GRU):  # another encoder is kept as it is
+            twin.encoder_fwd = gated.GRU.from_torch(self.encoder_fwd)
+        if isinstance(self.encoder_bwd, nn.GRU):
             twin.encoder_bwd = gated.GRU.from_torch(self.encoder_bwd)
         twin.decoder = gated.GRU.from_torch(self.decoder)
         return twin
-
-
-def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor:
-    r"""Mean cross-entropy over the real tokens only (padding contributes nothing).
-
-    .. math::
-
-        \mathcal{L} = -\frac{1}{\sum_{b,t} m_{b,t}} \sum_{b,t} m_{b,t}
-                      \log \operatorname{softmax}(z_{b,t})_{y_{b,t}}
-        \qquad \text{(book equation eq-s2s-loss)}
-
-    logits (B, T, V), target (B, T) long, mask (B, T) bool (True = token) -> scalar.
-    """
-    check_tensor(logits, "logits")
-    dims = check_shape(logits, "logits", "B T V")
-    check_tokens(target, "target", "B T", dims["V"])
-    check_shape(target, "target", "B T", sizes={"B": dims["B"], "T": dims["T"]})
-    check_tensor(mask, "mask", floating=False)
-    if mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a bool tensor (True = token), got dtype {mask.dtype}")
-    check_shape(mask, "mask", "B T", sizes={"B": dims["B"], "T": dims["T"]})
-    if not bool(mask.any()):
-        raise ValueError("mask must mark at least one token, got none")
-    nll = F.cross_entropy(logits[mask], target[mask], reduction="sum")  # only real tokens
-    return nll / mask.sum()
-
-
-def _check_batch(batch: Any, src_vocab_size: int, tgt_vocab_size: int,
-                 name: str = "batch") -> None:
-    """``batch``: a :class:`Seq2SeqBatch` whose fields fit each other and the
-    vocabularies (errors name the field, e.g. ``batch.tgt_out``), before a model reads
-    any of it."""
-    if not isinstance(batch, Seq2SeqBatch):
-        raise TypeError(f"{name} must be a Seq2SeqBatch, got {type(batch).__name__}")
-    dims = check_tokens(batch.src, f"{name}.src", "B S", src_vocab_size)
-    dims |= check_tokens(batch.tgt_in, f"{name}.tgt_in", "B T", tgt_vocab_size)
-    check_tokens(batch.tgt_out, f"{name}.tgt_out", "B T", tgt_vocab_size)
-    for field, spec in (("src", "B S"), ("src_lengths", "B"), ("src_mask", "B S"),
-                        ("tgt_in", "B T"), ("tgt_out", "B T"), ("tgt_mask", "B T")):
-        check_shape(getattr(batch, field), f"{name}.{field}", spec, sizes=dims)
-    for field in ("src_mask", "tgt_mask"):
-        mask = getattr(batch, field)
-        check_tensor(mask, f"{name}.{field}", floating=False)
-        if mask.dtype != torch.bool:
-            raise TypeError(f"{name}.{field} must be a bool tensor (True = token), got "
-                            f"dtype {mask.dtype}")
-    lengths = batch.src_lengths
-    check_tensor(lengths, f"{name}.src_lengths", floating=False)
-    if lengths.dtype == torch.bool or lengths.is_complex():
-        raise TypeError(f"{name}.src_lengths must hold integer lengths, got dtype "
-                        f"{lengths.dtype}")
-
-
-def exact_match(tokens: Tensor, target: Tensor, eos: int) -> Tensor:
-    """``(B,)`` bool: row ``b`` of ``tokens`` equals row ``b`` of ``target`` up to its
-    first ``eos``.
-
-    Both are ``(B, T)`` long (widths may differ); everything after a row's first ``eos``
-    (padding, or tokens a decoder produced after finishing) is ignored. A row of
-    ``tokens`` without ``eos`` never matches a target that has one.
-    """
-    check_int(eos, "eos", minimum=0)
-    rows = []
-    for x, name in ((tokens, "tokens"), (target, "target")):
-        check_tensor(x, name, floating=False)
-        if x.dtype != torch.long:
-            raise TypeError(f"{name} must be a LongTensor, got dtype {x.dtype}")
-        check_shape(x, name, "B T",
-                    sizes={"B": tokens.shape[0]} if name == "target" else None)
-        if x.numel() and int(x.min()) < 0:
-            raise ValueError(f"{name} must hold ids >= 0, got {int(x.min())}")
-        # (B, T): past the first eos
-        after = (x == eos).long().cumsum(1) - (x == eos).long() > 0
-        rows.append(x.masked_fill(after, -1))
-    width = max(r.shape[1] for r in rows)
-    a, b = (F.pad(r, (0, width - r.shape[1]), value=-1) for r in rows)  # (B, width)
-    return (a == b).all(1)
 
 
 def greedy_exact_match(model: Seq2Seq, batch: Seq2SeqBatch, *,
@@ -361,29 +321,3 @@ def greedy_exact_match(model: Seq2Seq, batch: Seq2SeqBatch, *,
     max_len = batch.tgt_out.shape[1] if max_len is None else max_len
     tokens, _ = model.greedy_decode(batch.src, batch.src_lengths, max_len)
     return exact_match(tokens, batch.tgt_out, model.eos)
-
-
-def fit_seq2seq(model: Seq2Seq, batches: Callable[[int], Seq2SeqBatch], steps: int, *,
-                lr: float = 3e-3, clip: float | None = 1.0,
-                decay: bool = False) -> list[float]:
-    """Train with teacher forcing on :func:`masked_cross_entropy` with Adam; return the
-    losses.
-
-    ``batches(step)`` returns a :class:`seqlearn.data.Seq2SeqBatch`. ``clip`` rescales
-    the gradient to that global norm when it is larger (``None``: off). ``decay=True``
-    lowers the learning rate linearly, ``lr_k = lr (1 - k / steps)`` at step ``k`` (an
-    attention model on the reverse task goes from about 0.5 to 0.97 exact match in 300
-    steps with it). The loop is :func:`seqlearn.train.fit` with this loss.
-    """
-    if not isinstance(model, Seq2Seq):
-        raise TypeError(f"model must be a Seq2Seq, got {type(model).__name__}")
-
-    def batch_loss(model: Seq2Seq, batch: Seq2SeqBatch) -> torch.Tensor:
-        if not isinstance(batch, Seq2SeqBatch):
-            raise TypeError(f"batches(step) must return a Seq2SeqBatch, "
-                            f"got {type(batch).__name__}")
-        _check_batch(batch, model.src_vocab_size, model.tgt_vocab_size, "batches(step)")
-        logits, _ = model(batch.src, batch.src_lengths, batch.tgt_in)  # (B, T, V)
-        return masked_cross_entropy(logits, batch.tgt_out, batch.tgt_mask)
-
-    return fit(model, batches, steps, lr=lr, clip=clip, decay=decay, loss=batch_loss)

@@ -1,8 +1,10 @@
-"""The Transformer (Vaswani et al. 2017): positional encoding, the encoder--decoder model.
+"""The Transformer (Vaswani et al. 2017): the encoder--decoder model.
 
 The layers live in :mod:`seqlearn.transformer_layers`, layer normalisation in
-:mod:`seqlearn.layernorm` and the learning-rate warm-up in :mod:`seqlearn.warmup`; their
-public names are importable from here too (``from seqlearn.transformer import LayerNorm``).
+:mod:`seqlearn.layernorm` and the positional encoding in :mod:`seqlearn.positional`;
+their public names are importable from here too
+(``from seqlearn.transformer import LayerNorm``). The learning-rate warm-up is in
+:mod:`seqlearn.warmup`, the loss and exact match in :mod:`seqlearn.losses`.
 """
 
 from __future__ import annotations
@@ -12,44 +14,13 @@ from torch import Tensor, nn
 
 from seqlearn.data.vocab import Seq2SeqBatch, Vocab, vocab_size
 from seqlearn.layernorm import LayerNorm
-from seqlearn.seq2seq import _check_batch, exact_match, masked_cross_entropy
+from seqlearn.losses import _check_batch, exact_match, masked_cross_entropy
+from seqlearn.positional import sinusoidal_positional_encoding
 from seqlearn.transformer_layers import DecoderLayer, EncoderLayer, FeedForward, _key_mask
 from seqlearn.validate import check_bool, check_int, check_real, check_shape, check_tokens
 
 __all__ = ["sinusoidal_positional_encoding", "Transformer", "transformer_loss",
            "decoded_exact_match", "LayerNorm", "FeedForward", "EncoderLayer", "DecoderLayer"]
-
-
-def sinusoidal_positional_encoding(T: int, d: int, *, base: float = 10000.0,
-                                   dtype: torch.dtype | None = None,
-                                   device: torch.device | str | None = None) -> Tensor:
-    r"""Sinusoidal positional encoding ``PE`` of shape ``(T, d)`` (Vaswani et al. 2017).
-
-    .. math::
-
-        PE_{t, 2k} = \sin(\omega_k t), \qquad PE_{t, 2k+1} = \cos(\omega_k t), \qquad
-        \omega_k = \mathrm{base}^{-2k/d}, \qquad t = 0, \dots, T-1.
-
-    Each pair of columns ``(2k, 2k+1)`` is a point on the unit circle turning at angular
-    frequency ``omega_k``, so ``PE[t + s]`` is ``PE[t]`` rotated by the angle ``omega_k s`` in
-    every pair: a shift in position is a linear map that does not depend on ``t``.
-    An odd ``d`` is allowed: the last column is then the sine of an unpaired frequency
-    ``omega_{(d-1)/2}``, exactly as the formula says. Computed in float64, returned in
-    ``dtype`` (default: torch's default dtype).
-    """
-    check_int(T, "T")
-    check_int(d, "d")
-    if not check_real(base, "base") > 1:
-        raise ValueError(f"base must be a number > 1, got {base}")
-    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
-        raise TypeError(f"dtype must be a floating torch.dtype or None, got {dtype!r}")
-    t = torch.arange(T, dtype=torch.float64, device=device)[:, None]  # (T, 1)
-    two_k = torch.arange(0, d, 2, dtype=torch.float64, device=device)  # (ceil(d/2),): 2k
-    angle = t * base ** (-two_k / d)  # (T, ceil(d/2)): omega_k t
-    pe = torch.empty(T, d, dtype=torch.float64, device=device)
-    pe[:, 0::2] = torch.sin(angle)
-    pe[:, 1::2] = torch.cos(angle[:, : d // 2])
-    return pe.to(torch.get_default_dtype() if dtype is None else dtype)
 
 
 class Transformer(nn.Module):
@@ -174,7 +145,7 @@ def _check_model_batch(model: Transformer, batch: Seq2SeqBatch) -> None:
 
 
 def transformer_loss(model: Transformer, batch: Seq2SeqBatch) -> Tensor:
-    """Teacher-forced :func:`seqlearn.seq2seq.masked_cross_entropy` of a batch
+    """Teacher-forced :func:`seqlearn.losses.masked_cross_entropy` of a batch
     (eq-s2s-loss)."""
     _check_model_batch(model, batch)
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask)  # (B, T, V)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import torch
 
-from seqlearn.attention import causal_mask
 from seqlearn.gated import GRU
+from seqlearn.masks import causal_mask
 from seqlearn.scan import _linear_scan
 from seqlearn.validate import check_tensor, check_same_dtype, check_shape
 

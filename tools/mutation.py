@@ -56,7 +56,9 @@ MODEL_MODULES = [
     "bptt.counter",
     "gated", "multiplicative", "unroll", "scan", "causal", "linear_attention", "mingru",
     "attention", "scores", "seq2seq", "transformer", "transformer_layers", "layernorm",
-    "memory", "associative", "local_attention", "online_softmax",
+    "memory", "associative", "local_attention", "online_softmax", "losses", "train",
+    "masks", "positional", "conv_encoder", "decoding", "metrics", "ntm", "copy_task",
+    "language_model", "ngram", "sampling", "char_text",
 ]
 
 # What each chapter teaches: "module.function", "module.Class" (all its methods) or "module"
@@ -74,21 +76,27 @@ TEACHES: dict[str, list[str]] = {
     "gru": ["gated.GRUCell", "gated.GRU", "multiplicative", "data.hold.sample_and_hold"],
     "lstm": ["gated.LSTMCell", "gated.LSTM", "bptt.lstm"],
     "gru_to_attention": ["unroll", "causal", "scan", "linear_attention", "mingru"],
-    "seq2seq": ["seq2seq"],
+    # the model, its loss and score (seqlearn.losses) and its training loop
+    "seq2seq": ["seq2seq", "losses", "train.fit_seq2seq", "train._seq2seq_loss"],
     # the attention path of the seq2seq model (its other options are the seq2seq chapter's)
     "attention": ["scores", "attention.masked_softmax", "attention.attend",
                   "attention.attention", "seq2seq.Seq2Seq._context", "seq2seq.Seq2Seq.step",
                   "seq2seq.Seq2Seq.forward", "seq2seq.Seq2Seq.greedy_decode",
-                  "seq2seq.Seq2Seq.encode", "seq2seq.Seq2Seq._make_score"],
+                  "seq2seq.Seq2Seq.encode", "seq2seq.Seq2Seq._make_score",
+                  "conv_encoder"],
     # complexity: the measures the chapter uses (not the timer, nor sequential_steps)
-    "self_attention": ["attention", "online_softmax", "local_attention",
+    "self_attention": ["attention", "masks", "online_softmax", "local_attention",
                        "complexity.jacobian_pattern", "complexity.max_path_length",
                        "complexity.graph_depth", "complexity.op_input_elements",
                        "complexity.loglog_slope",
                        "complexity.saved_tensor_bytes", "complexity._through",
                        "table1", "saturation", "long_range"],
-    "transformer": ["transformer", "transformer_layers", "layernorm", "warmup"],
-    "memory_networks": ["memory", "associative"],
+    "transformer": ["transformer", "positional", "transformer_layers", "layernorm",
+                    "warmup"],
+    "memory_networks": ["memory", "associative", "train.fit_memn2n", "train._Linear"],
+    "decoding": ["decoding", "metrics"],
+    "language_model": ["language_model", "ngram", "sampling", "char_text"],
+    "ntm": ["ntm", "copy_task"],
 }
 
 # Kinds of survivor, recognised from the diff; the report explains each.

@@ -1,4 +1,4 @@
-"""Hypothesis profiles for the property tests (``tests/package/test_properties_*.py``).
+"""Hypothesis profiles for the property tests (the `@given` tests of tests/package).
 
 ``make test`` runs the ``default`` profile; ``make test-deep`` sets
 ``SEQLEARN_HYPOTHESIS_PROFILE=deep``: 20 times the examples. Both are derandomized and keep

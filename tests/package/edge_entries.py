@@ -41,10 +41,13 @@ from seqlearn import (
     linear_attention as lin,
     local_attention as local,
     long_range,
+    losses,
+    masks,
     memory,
     mingru,
     multiplicative as mult,
     online_softmax as osm,
+    positional,
     recurrent,
     saturation,
     scan,
@@ -1110,14 +1113,14 @@ entry(
 ATT = {**QK, "dv": 2}
 QKV3 = {**QKV, "v": Floats("B Tk dv")}
 entry(
-    "attention.causal_mask",
-    lambda a: att.causal_mask(a.Tq, a.Tk),
+    "masks.causal_mask",
+    lambda a: masks.causal_mask(a.Tq, a.Tk),
     {"Tq": Int("Tq"), "Tk": Int("Tk")},
     {"Tq": 3, "Tk": 4},
 )
 entry(
-    "attention.padding_mask",
-    lambda a: att.padding_mask(a.lengths, a.T),
+    "masks.padding_mask",
+    lambda a: masks.padding_mask(a.lengths, a.T),
     {"lengths": Lengths("B", "T", low=0), "T": Int("T")},
     {"B": 2, "T": 4},
 )
@@ -1412,8 +1415,8 @@ TF_ARGS = {
     "max_len": Int(8),
 }
 entry(
-    "transformer.sinusoidal_positional_encoding",
-    lambda a: transformer.sinusoidal_positional_encoding(a.T, a.d, base=a.base),
+    "positional.sinusoidal_positional_encoding",
+    lambda a: positional.sinusoidal_positional_encoding(a.T, a.d, base=a.base),
     {"T": Int("T"), "d": Int("d"), "base": Real(100.0)},
     {"T": 3, "d": 4},
 )
@@ -1754,17 +1757,21 @@ entry(
 entry(
     "memory.MemN2N",
     lambda a: memory.MemN2N(
-        a.vocab_size, a.d, a.hops, max_sentences=a.max_sentences, max_words=a.max_words
-    ).to(a.dtype)(a.story, a.query, linear=a.linear),
+        a.vocab_size, a.d, a.hops, max_sentences=a.max_sentences, max_words=a.max_words,
+        position_encoding=a.position_encoding, temporal_encoding=a.temporal_encoding,
+    ).to(a.dtype)(a.story, a.query, linear=a.linear, ages=a.ages),
     {
         "vocab_size": Int("V"),
         "d": Int("d"),
         "hops": Int("hops"),
         "max_sentences": Int(5),
         "max_words": Int(5),
+        "position_encoding": Flag(True),
+        "temporal_encoding": Flag(True),
         "story": Ids("B S W", "V"),
         "query": Ids("B W", "V"),
         "linear": Flag(False),
+        "ages": Ids("B S", 5),
     },
     MN,
     numeric=True,
@@ -1786,8 +1793,8 @@ entry(
     MN,
 )
 entry(
-    "memory.fit_memn2n",
-    lambda a: memory.fit_memn2n(
+    "train.fit_memn2n",
+    lambda a: train.fit_memn2n(
         a.model,
         a.batches,
         a.steps,
@@ -1795,6 +1802,8 @@ entry(
         linear_steps=a.linear_steps,
         clip=a.clip,
         decay=a.decay,
+        noise=a.noise,
+        generator=a.generator,
     ),
     {
         "model": Obj(_memn2n, bad=(None, nn.Linear(2, 2))),
@@ -1808,6 +1817,8 @@ entry(
         "linear_steps": Int(1),
         "clip": Real(40.0),
         "decay": Flag(True),
+        "noise": Real(0.1),
+        "generator": gen_arg(optional=True),
     },
     MN,
 )
@@ -1950,15 +1961,15 @@ entry(
     numeric=True,
 )
 entry(
-    "seq2seq.masked_cross_entropy",
-    lambda a: seq2seq.masked_cross_entropy(a.logits, a.target, a.mask),
+    "losses.masked_cross_entropy",
+    lambda a: losses.masked_cross_entropy(a.logits, a.target, a.mask),
     {"logits": Floats("B T V"), "target": Ids("B T", "V"), "mask": Mask("B T")},
     {"B": 2, "T": 3, "V": 5},
     numeric=True,
 )
 entry(
-    "seq2seq.exact_match",
-    lambda a: seq2seq.exact_match(a.tokens, a.target, a.eos),
+    "losses.exact_match",
+    lambda a: losses.exact_match(a.tokens, a.target, a.eos),
     {"tokens": Ids("B T", 4), "target": Ids("B T", 4), "eos": Int(2)},
     {"B": 3, "T": 4},
     skip={
@@ -1982,8 +1993,8 @@ entry(
     S2S,
 )
 entry(
-    "seq2seq.fit_seq2seq",
-    lambda a: seq2seq.fit_seq2seq(
+    "train.fit_seq2seq",
+    lambda a: train.fit_seq2seq(
         a.model, a.batches, a.steps, lr=a.lr, clip=a.clip, decay=a.decay
     ),
     {
@@ -2356,6 +2367,76 @@ entry(
     {"seed": Int(3, bad=(True, 2.5, "2"))},
 )
 
+# -------------------------------------------------------------------- decoding, metrics
+
+from seqlearn import decoding, metrics  # noqa: E402 - kept with their rows
+
+
+def _markov_decoder(a):
+    """A StepDecoder whose next token depends on the source and the previous token only."""
+    table = torch.randn(a.dims["B"], 5, 5, generator=torch.Generator().manual_seed(0),
+                        dtype=F64)  # (B, y_prev, y) logits over 5 ids
+
+    def step(y_prev, state):
+        return table[state[:, 0], y_prev], state
+
+    return decoding.StepDecoder(step, torch.arange(a.dims["B"])[:, None], a.dims["B"], 5,
+                                bos=1, eos=2, pad=0)
+
+
+DEC = {"B": 2, "K": 3}
+entry("decoding.StepDecoder",
+      lambda a: decoding.beam_search(
+          decoding.StepDecoder(a.step, a.state, a.batch_size, a.vocab_size, a.bos, a.eos,
+                               a.pad, max_len=a.max_len), 2, 3),
+      {"step": Obj(lambda a: lambda y, s: (torch.zeros(len(y), 5, dtype=F64), s),
+                   bad=(None, 0, "x")),
+       "state": Obj(lambda a: torch.zeros(a.dims["B"], 1), bad=(None, 0, "x", [[0.0]])),
+       "batch_size": Int("B"), "vocab_size": Int(5, bad=(0, -1, 1, True, 2.5, "2")),
+       "bos": Int(1), "eos": Int(2), "pad": Int(0), "max_len": Int(4)}, {"B": 2})
+entry("decoding.BeamResult",
+      lambda a: decoding.BeamResult(torch.zeros(1, 1, 1, dtype=torch.long),
+                                    torch.zeros(1, 1), torch.ones(1, 1, dtype=torch.long),
+                                    torch.zeros(1, 1)), record=True)
+entry("decoding.normalised_score",
+      lambda a: decoding.normalised_score(a.log_prob, a.length, a.alpha),
+      {"log_prob": Floats("B K", "negative"), "length": Lengths("B K", 4),
+       "alpha": Real(0.5)}, DEC, numeric=True,
+      skip={"length[0] = 5": "a length has no upper bound"})
+entry("decoding.beam_search",
+      lambda a: decoding.beam_search(a.decoder, a.beam_size, a.max_len,
+                                     length_penalty=a.length_penalty),
+      {"decoder": Obj(_markov_decoder, bad=(None, 0, "x")), "beam_size": Int("K"),
+       "max_len": Int(3), "length_penalty": Real(0.5)}, DEC)
+entry("decoding.seq2seq_decoder",
+      lambda a: decoding.beam_search(decoding.seq2seq_decoder(a.model, a.src, a.src_lengths),
+                                     2, 3),
+      {"model": Obj(_s2s, bad=(None, nn.Linear(2, 2))),
+       "src": Ids("B S", 7, low=3), "src_lengths": Lengths("B", "S")}, S2S)
+entry("decoding.transformer_decoder",
+      lambda a: decoding.beam_search(
+          decoding.transformer_decoder(a.model, a.src, bos=a.bos, eos=a.eos, pad=a.pad,
+                                       src_mask=a.src_mask), 2, 3),
+      {"model": Obj(lambda a: transformer.Transformer(7, 7, 4, 2, 1, 5, max_len=8).to(a.dtype),
+                    bad=(None, nn.Linear(2, 2))),
+       "src": Ids("B S", 7), "bos": Int(1), "eos": Int(2), "pad": Int(0),
+       "src_mask": Mask("B S")}, {"B": 2, "S": 3})
+
+TEXTS = Obj(lambda a: ["1998-03-03", "2001-12-31"], bad=(None, "1998-03-03", ["1998", 3], []))
+entry("metrics.edit_distance", lambda a: metrics.edit_distance(a.hypothesis, a.reference),
+      {"hypothesis": Obj(lambda a: "kitten", bad=(None, 3, 2.5)),
+       "reference": Obj(lambda a: "sitting", bad=(None, 3, b"x"))})
+entry("metrics.character_error_rate",
+      lambda a: metrics.character_error_rate(a.hypotheses, a.references),
+      {"hypotheses": Obj(lambda a: ["1998-03-30", "2001-12-3"],
+                         bad=(None, "1998-03-03", ["1998", 3], [])),
+       "references": TEXTS})
+entry("metrics.corpus_bleu",
+      lambda a: metrics.corpus_bleu(a.hypotheses, a.references, tokenize=a.tokenize),
+      {"hypotheses": Obj(lambda a: ["1998-03-30", "2001-12-3"],
+                         bad=(None, "1998-03-03", ["1998", 3], [])),
+       "references": TEXTS, "tokenize": Choice("char")})
+
 # --------------------------------------------------------------------- documented edges
 # Where the matrix's default expectation does not apply, and why.
 
@@ -2383,13 +2464,13 @@ for _name in (
     "layernorm.LayerNorm",
     "linear_attention.masked_linear_attention",
     "local_attention.restricted_attention",
+    "losses.masked_cross_entropy",
     "mingru.MinGRU",
     "multiplicative.MultiplicativeLinear",
     "multiplicative.SoftSwitch",
     "multiplicative.soft_switch",
     "online_softmax.memory_efficient_attention",
     "scores.BilinearScore",
-    "seq2seq.masked_cross_entropy",
     "transformer_layers.DecoderLayer",
     "transformer_layers.EncoderLayer",
     "transformer_layers.FeedForward",
@@ -2436,3 +2517,201 @@ ENTRIES["seqlearn.attention.MultiHeadAttention"] = replace(
     skip={"mask[None]": "a 4-D mask broadcastable to (B, heads, Tq, Tk) is per head"},
 )
 
+# --------------------------------------------------------------------------- language models
+from seqlearn import char_text, diagrams, ngram, sampling  # noqa: E402 - kept with rows
+from seqlearn import language_model as lm  # noqa: E402
+
+TEXT = Obj(lambda a: 'ab "c"\n  d', bad=(None, 3, b"x"))
+NO_VOCAB = "the text has no vocabulary: any id >= 0 is a character"
+entry("char_text.reference_topics", lambda a: len(char_text.reference_topics()))
+entry("char_text.split_reference_text",
+      lambda a: (lambda s: (len(s.train), len(s.held_out)))(
+          char_text.split_reference_text(a.topics, every=a.every)),
+      {"topics": Obj(lambda a: {f"t{i}": "text\n" for i in range(20)},
+                     bad=(0, "x", ["a"], {"a": 1})),
+       "every": Int(3, bad=(0, -1, 1, True, 2.5, "2"))})
+entry("char_text.TextSplit", lambda a: None, record=True)
+entry("char_text.text_fingerprint", lambda a: len(char_text.text_fingerprint(a.text)),
+      {"text": TEXT})
+entry("char_text.CharVocab",
+      lambda a: (lambda v: (len(v), v.encode("ab"), v.decode(a.ids)))(
+          char_text.CharVocab(a.text)),
+      {"text": Obj(lambda a: "abcd", bad=(None, 3, "", ["a"])), "ids": Ids("T", 4)},
+      {"T": 3})
+entry("char_text.random_windows",
+      lambda a: char_text.random_windows(a.ids, a.batch_size, a.length, a.generator),
+      {"ids": Ids("N", 5), "batch_size": Int("B"), "length": Int("L"),
+       "generator": gen_arg(optional=True)}, {"N": 8, "B": 2, "L": 3},
+      skip={"ids[0] = vocab": NO_VOCAB})
+entry("char_text.consecutive_windows",
+      lambda a: char_text.consecutive_windows(a.ids, a.length),
+      {"ids": Ids("N", 5), "length": Int("L")}, {"N": 8, "L": 3},
+      skip={"ids[0] = vocab": NO_VOCAB})
+for _name in ("line_position", "inside_quotes", "indentation"):
+    entry(f"char_text.{_name}", (lambda f: lambda a: f(a.text))(getattr(char_text, _name)),
+          {"text": TEXT})
+
+entry("ngram.NGramModel",
+      lambda a: (lambda m: (m.next_probabilities(a.ids), m.log_likelihood(a.ids),
+                            m.count([0], 1)))(
+          ngram.NGramModel(a.n, a.vocab_size, k=a.k, start=a.start).fit(a.train)),
+      {"n": Int(2), "vocab_size": Int("V"), "k": Real(0.5),
+       "start": Int(0, bad=(-1, True, 2.5, "2")), "train": Ids("N", "V"),
+       "ids": Ids("T", "V")}, {"V": 4, "N": 10, "T": 3}, aliases={"train": "ids"})
+
+
+def _lm(a, cell="lstm"):
+    return lm.RecurrentLM(5, 3, 4, cell=cell).to(a.dtype)
+
+
+LM_MODEL = Obj(_lm, bad=(None, 0, "x"))
+LM = {"B": 2, "T": 3}
+entry("language_model.bits_per_character",
+      lambda a: lm.bits_per_character(a.logits, a.targets),
+      {"logits": Floats("B T V"), "targets": Ids("B T", "V")}, {"B": 2, "T": 3, "V": 4},
+      numeric=True, inf_nan=("logits",),
+      skip={"targets[0] = -1": "-1 is the ignore_index: that target is left out"})
+entry("language_model.language_model_loss",
+      lambda a: lm.language_model_loss(a.model, (a.x, a.y)),
+      {"model": LM_MODEL, "x": Ids("B T", 5), "y": Ids("B T", 5)}, LM)
+entry("language_model.held_out_bits",
+      lambda a: lm.held_out_bits(a.model, a.ids, a.length, batch_size=a.batch_size),
+      {"model": LM_MODEL, "ids": Ids("N", 5), "length": Int("L"), "batch_size": Int(2)},
+      {"N": 7, "L": 3})
+entry("language_model.parameter_count", lambda a: lm.parameter_count(a.model),
+      {"model": LM_MODEL})
+entry("language_model.RecurrentLM",
+      lambda a: lm.RecurrentLM(a.vocab_size, a.embed_dim, a.hidden_size, cell=a.cell,
+                               fast=a.fast).to(a.dtype)(a.x),
+      {"vocab_size": Int("V"), "embed_dim": Int("E"), "hidden_size": Int("H"),
+       "cell": Choice("lstm"), "fast": Flag(False), "x": Ids("B T", "V")},
+      {"B": 2, "T": 3, "V": 5, "E": 2, "H": 3}, numeric=True)
+entry("language_model.lstm_gates", lambda a: lm.lstm_gates(a.model, a.x),
+      {"model": Obj(_lm, bad=(None, 0, "x", lm.RecurrentLM(5, 3, 4, cell="elman"))),
+       "x": Ids("B T", 5)}, LM, numeric=True)
+entry("language_model.CausalBlock",
+      lambda a: lm.CausalBlock(a.d_model, a.num_heads, a.d_ff).to(a.dtype)(a.x),
+      {"d_model": Int("d"), "num_heads": Int(2), "d_ff": Int(5), "x": Floats("B T d")},
+      {"B": 2, "T": 3, "d": 4}, numeric=True, inf_nan=IEEE)
+entry("language_model.CausalTransformerLM",
+      lambda a: lm.CausalTransformerLM(a.vocab_size, a.d_model, a.num_heads, a.num_layers,
+                                       a.d_ff, context=a.context).to(a.dtype)(a.x, a.state),
+      {"vocab_size": Int("V"), "d_model": Int(4), "num_heads": Int(2), "num_layers": Int(1),
+       "d_ff": Int(5), "context": Int(6), "x": Ids("B T", "V"), "state": Ids("B S", "V")},
+      {"B": 2, "T": 3, "S": 2, "V": 5}, numeric=True)
+
+SAMPLE = {"logits": Floats("B V"), "temperature": Real(0.7), "top_k": Int(2)}
+entry("sampling.sampling_distribution",
+      lambda a: sampling.sampling_distribution(a.logits, a.temperature, a.top_k),
+      SAMPLE, {"B": 2, "V": 4}, numeric=True)
+entry("sampling.sample_next",
+      lambda a: sampling.sample_next(a.logits, a.temperature, a.top_k,
+                                     generator=a.generator),
+      {**SAMPLE, "generator": gen_arg(optional=True)}, {"B": 2, "V": 4})
+entry("sampling.generate",
+      lambda a: sampling.generate(a.model, a.prompt, a.steps, temperature=a.temperature,
+                                  top_k=a.top_k, generator=a.generator),
+      {"model": LM_MODEL, "prompt": Ids("B T", 5), "steps": Int(3),
+       "temperature": Real(0.7), "top_k": Int(2), "generator": gen_arg(optional=True)}, LM)
+entry("diagrams.char_lm_diagram", lambda a: diagrams.char_lm_diagram(a.mode).dpi,
+      {"mode": Choice("sampling")})
+
+# ----------------------------------------------------------------------- ntm, copy task
+from seqlearn import copy_task, ntm  # noqa: E402 - kept with rows
+
+NT = {"B": 2, "N": 5, "W": 3, "S": 3}
+WEIGHTING = Floats("B N", lambda x: torch.softmax(x, -1))
+HEAD = {"key": Floats("B W"), "beta": Floats("B", "positive"),
+        "gate": Floats("B", "unit"),
+        "shifts": Floats("B S", lambda x: torch.softmax(x, -1)),
+        "gamma": Floats("B", lambda x: 1 + x.abs())}
+entry("ntm.cosine_similarity",
+      lambda a: ntm.cosine_similarity(a.key, a.memory, eps=a.eps),
+      {"key": Floats("B W"), "memory": Floats("B N W"), "eps": Real(1e-8)}, NT,
+      numeric=True, inf_nan=IEEE)
+entry("ntm.content_weights",
+      lambda a: ntm.content_weights(a.key, a.beta, a.memory, eps=a.eps),
+      {"key": Floats("B W"), "beta": HEAD["beta"], "memory": Floats("B N W"),
+       "eps": Real(1e-8)}, NT, numeric=True, inf_nan=IEEE)
+entry("ntm.interpolate", lambda a: ntm.interpolate(a.content, a.previous, a.gate),
+      {"content": WEIGHTING, "previous": WEIGHTING, "gate": HEAD["gate"]}, NT,
+      numeric=True, inf_nan=IEEE)
+entry("ntm.shift", lambda a: ntm.shift(a.weights, a.shifts),
+      {"weights": WEIGHTING, "shifts": HEAD["shifts"]}, NT, numeric=True, inf_nan=IEEE)
+entry("ntm.sharpen", lambda a: ntm.sharpen(a.weights, a.gamma),
+      {"weights": WEIGHTING, "gamma": HEAD["gamma"]}, NT, numeric=True)
+entry("ntm.address",
+      lambda a: ntm.address(a.memory, a.previous, a.key, a.beta, a.gate, a.shifts,
+                            a.gamma, eps=a.eps),
+      {"memory": Floats("B N W"), "previous": WEIGHTING, **HEAD, "eps": Real(1e-8)}, NT,
+      numeric=True, inf_nan=IEEE)
+entry("ntm.Addressing", lambda a: None, record=True)
+entry("ntm.read", lambda a: ntm.read(a.memory, a.weights),
+      {"memory": Floats("B N W"), "weights": WEIGHTING}, NT, numeric=True, inf_nan=IEEE)
+entry("ntm.write", lambda a: ntm.write(a.memory, a.weights, a.erase, a.add),
+      {"memory": Floats("B N W"), "weights": WEIGHTING, "erase": Floats("B W", "unit"),
+       "add": Floats("B W")}, NT, numeric=True, inf_nan=IEEE)
+entry("ntm.NTMState", lambda a: None, record=True)
+entry("ntm.HeadParameters", lambda a: None, record=True)
+entry("ntm.NTMTrace", lambda a: None, record=True)
+NTM_ARGS = {"input_size": Int("D"), "controller_size": Int("C"),
+            "memory_size": Int("N"), "word_size": Int("W"), "read_heads": Int(2), "shift_radius": Int(1),
+            "controller": Choice("lstm")}
+NTM_DIMS = {"B": 2, "T": 3, "D": 2, "C": 4, "N": 5, "W": 3}
+entry("ntm.NTMCell",
+      lambda a: ntm.NTMCell(a.input_size, a.controller_size, a.memory_size, a.word_size,
+                            read_heads=a.read_heads, shift_radius=a.shift_radius,
+                            controller=a.controller).to(a.dtype)(a.x)[0],
+      {**NTM_ARGS, "x": Floats("B D")}, NTM_DIMS, numeric=True, inf_nan=IEEE)
+entry("ntm.NTM",
+      lambda a: ntm.NTM(a.input_size, a.output_size, a.controller_size, a.memory_size,
+                        a.word_size, read_heads=a.read_heads,
+                        shift_radius=a.shift_radius,
+                        controller=a.controller).to(a.dtype)(a.x),
+      {**NTM_ARGS, "output_size": Int(2), "x": Floats("B T D")}, NTM_DIMS, numeric=True,
+      inf_nan=IEEE)
+
+COPY = {"B": 2, "L": 2, "T": 5, "width": 3, "D": 4}
+
+
+def _copier(a):
+    torch.manual_seed(0)
+    return copy_task.LSTMCopier(a.dims["width"], 4).to(a.dtype)
+
+
+COPY_BATCH = {"model": Obj(_copier, bad=(None, 0, "x")),
+              "x": Floats("B T D", "unit"), "y": Floats("B L width", "unit")}
+entry("copy_task.CopyBatch", lambda a: None, record=True)
+entry("copy_task.copy_batch",
+      lambda a: copy_task.copy_batch(a.n, a.length, a.width, a.rng, dtype=a.dtype),
+      {"n": Int("B"), "length": Int("L"), "width": Int("width"), "rng": rng_arg()},
+      COPY)
+entry("copy_task.LSTMCopier",
+      lambda a: copy_task.LSTMCopier(a.width, a.hidden, a.layers).to(a.dtype)(a.x),
+      {"width": Int("width"), "hidden": Int(4), "layers": Int(1), "x": Floats("B T D")},
+      COPY, numeric=True, inf_nan=IEEE)
+entry("copy_task.copy_loss",
+      lambda a: copy_task.copy_loss(a.model, copy_task.CopyBatch(a.x, a.y)), COPY_BATCH,
+      COPY, numeric=True)
+entry("copy_task.copy_errors",
+      lambda a: copy_task.copy_errors(a.model, copy_task.CopyBatch(a.x, a.y)),
+      COPY_BATCH, COPY)
+
+# ------------------------------------------------ conv encoder, memory network switches
+from seqlearn import conv_encoder  # noqa: E402 - kept with rows
+
+entry("conv_encoder.ConvEncoder",
+      lambda a: conv_encoder.ConvEncoder(
+          a.input_size, a.hidden_size, layers=a.layers, kernel_size=a.kernel_size,
+          causal=a.causal).to(a.dtype)(a.x, a.mask),
+      {"input_size": Int("D"), "hidden_size": Int("H"), "layers": Int(2),
+       "kernel_size": Int(3), "causal": Flag(False), "x": Floats("B T D"),
+       "mask": Mask("B T")},
+      {"B": 2, "T": 4, "D": 3, "H": 2}, numeric=True, inf_nan=IEEE)
+LAYOUT = "any (B, S) mask is a story layout: a cut or transposed one is another input"
+entry("memory.random_noise_ages",
+      lambda a: memory.random_noise_ages(a.present, a.rate, generator=a.generator,
+                                         max_age=a.max_age),
+      {"present": Mask("B S"), "rate": Real(0.5), "generator": gen_arg(optional=True),
+       "max_age": Int(4)}, {"B": 2, "S": 3},
+      skip={"present[..., :-1]": LAYOUT, "present.transpose": LAYOUT})

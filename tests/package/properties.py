@@ -9,7 +9,8 @@ out) needs a property test. Register one by decorating it::
     @given(...)
     def test_...(...):
 
-``test_properties_api.py`` fails and lists the names that no decorated test covers.
+``test_properties_api.py`` fails and lists the names that no decorated test covers. A
+property test lives with the other tests of its module, in ``test_<module>.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""seqlearn.attention against brute-force loops, torch.nn.MultiheadAttention and its own rules."""
+"""seqlearn.attention against brute-force loops, torch.nn.MultiheadAttention and its own
+rules; defaults, devices and the wording of each error; properties at random sizes;
+sizes 0 and reduced precision (float16 and bfloat16 against torch's SDPA)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,16 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import torch.nn.functional as F
+from hypothesis import given, settings, strategies as st
+from torch import nn
 
-from seqlearn.attention import (MultiHeadAttention, attend, attention, causal_mask, masked_softmax,
-                                padding_mask)
+from properties import covers, not_bools, numpy_of, randn, refuses, seeds, sizes
+from seqlearn import (attention as att, causal, complexity, local_attention,
+                      online_softmax, scores)
+from seqlearn.attention import (MultiHeadAttention, attend, attention, causal_mask,
+                                masked_softmax, padding_mask)
+
 
 F64 = dict(dtype=torch.float64)
 TIGHT = dict(rtol=1e-10, atol=1e-12)
@@ -89,11 +96,6 @@ def test_mask_broadcasts_key_padding_and_shared_patterns():
                                attention(q, k, v, mask=pattern.expand(3, 4, 6))[0], **TIGHT)
 
 
-def test_padding_mask_values():
-    expected = torch.tensor([[True, True, False], [False, False, False], [True, True, True]])
-    assert torch.equal(padding_mask(torch.tensor([2, 0, 3]), 3), expected)
-
-
 def test_fully_masked_rows_give_zeros_without_nan_forward_and_backward():
     gen = torch.Generator().manual_seed(2)
     q, k, v = random_qkv(gen, (2,), 4, 3, 3, 2, requires_grad=True)
@@ -150,18 +152,6 @@ def test_causal_and_mask_intersect():
     for got, ref in zip(attention(q, k, v, mask=mask, causal=True),
                         attention(q, k, v, mask=mask & causal_mask(5))):
         torch.testing.assert_close(got, ref, **TIGHT)
-
-
-def test_causal_mask_aligns_last_query_with_last_key():
-    assert torch.equal(causal_mask(2, 4), torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]).bool())
-    assert torch.equal(causal_mask(3, 2), torch.tensor([[0, 0], [1, 0], [1, 1]]).bool())
-    # incremental decoding: the last 2 queries against all 5 keys = the last 2 rows of 5 x 5
-    gen = torch.Generator().manual_seed(7)
-    q, k, v = random_qkv(gen, (2,), 5, 5, 3, 2)
-    full, w_full = attention(q, k, v, causal=True)
-    last, w_last = attention(q[:, 3:], k, v, causal=True)
-    torch.testing.assert_close(last, full[:, 3:], **TIGHT)
-    torch.testing.assert_close(w_last, w_full[:, 3:], **TIGHT)
 
 
 def test_scale_default_is_one_over_sqrt_d():
@@ -410,3 +400,199 @@ def test_mha_forward_validation(call, error, match):
 def test_mha_from_torch_validation(make, error, match):
     with pytest.raises(error, match=match):
         MultiHeadAttention.from_torch(make())
+
+
+# --------------------- defaults, devices and the exact wording of each validation error
+
+
+# Py: a default argument that may not change, a tensor that must be built on the inputs'
+# device (checked with PyTorch's data-less ``meta`` device, so no GPU is needed), and
+# error messages that must name the argument and what it got.
+
+
+def scores_and_values(Tq=3, Tk=3, dv=2, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(2, Tq, Tk, generator=gen, **F64),
+            torch.randn(2, Tk, dv, generator=gen, **F64))
+
+
+# --- defaults ---------------------------------------------------------------------------------
+
+def test_attend_is_not_causal_by_default():
+    scores, v = scores_and_values()
+    out, weights = attend(scores, v)
+    torch.testing.assert_close(weights, torch.softmax(scores, dim=-1), rtol=1e-12, atol=0)
+    torch.testing.assert_close(out, torch.softmax(scores, dim=-1) @ v, rtol=1e-12, atol=0)
+    assert bool((weights[:, 0, 1:] > 0).all())  # the first query sees later keys
+
+
+def test_attend_builds_its_causal_mask_on_the_scores_device():
+    scores = torch.randn(2, 3, 3, device="meta")
+    v = torch.randn(2, 3, 4, device="meta")
+    out, weights = attend(scores, v, causal=True)  # a CPU mask would raise here
+    assert out.device.type == weights.device.type == "meta"
+    assert out.shape == (2, 3, 4) and weights.shape == (2, 3, 3)
+
+
+def test_mha_from_torch_copies_onto_the_device_of_the_torch_module():
+    ref = torch.nn.MultiheadAttention(4, 2, batch_first=True, device="meta")
+    ours = MultiHeadAttention.from_torch(ref)  # copying meta weights into CPU ones would raise
+    assert {p.device.type for p in ours.parameters()} == {"meta"}
+
+
+# --- validation messages name the argument and what it got -------------------------------------
+
+@pytest.mark.parametrize("call, error, match", [
+    # _check_mask: the type it got, in the words of the rule
+    (lambda s, v: masked_softmax(s, torch.ones(3, 3)), TypeError,
+     r"^mask must be a bool tensor \(True = may attend\), got torch\.float32$"),
+    (lambda s, v: masked_softmax(s, [[True] * 3] * 3), TypeError,
+     r"^mask must be a bool tensor \(True = may attend\), got list$"),
+    # attend: v and the scores are named
+    (lambda s, v: attend(s, v.float()), TypeError,
+     r"^scores and v must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda s, v: attend(s, v.long()), TypeError, r"^v must be a floating-point tensor"),
+    (lambda s, v: attend(s, v.tolist()), TypeError, r"^v must be a torch\.Tensor, got list$"),
+    (lambda s, v: attend(s[0, 0], v), ValueError,
+     r"^scores must have shape \(\.\.\., Tq, Tk\), got \(3,\)$"),
+    (lambda s, v: attend(s, v[:, :2]), ValueError, r"^v must have shape \(\.\.\., Tk=3, dv\)"),
+    (lambda s, v: attend(s, v, causal="yes"), TypeError, r"^causal must be a bool"),
+    # masked_softmax
+    (lambda s, v: masked_softmax(s[0, 0]), ValueError,
+     r"^scores must have shape \(\.\.\., Tq, Tk\), got \(3,\)$"),
+    (lambda s, v: masked_softmax(s.tolist()), TypeError, r"^scores must be a torch\.Tensor"),
+    # causal_mask names Tq and Tk
+    (lambda s, v: causal_mask(2.0), TypeError, r"^Tq must be an int"),
+    (lambda s, v: causal_mask(3, 0), ValueError, r"^Tk must be positive"),
+])
+def test_attention_error_messages(call, error, match):
+    scores, v = scores_and_values()
+    with pytest.raises(error, match=match):
+        call(scores, v)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(bias=1), TypeError, r"^bias must be a bool, got int 1$"),
+    (dict(kdim=0), ValueError, r"^kdim must be positive"),
+    (dict(kdim=2.0), TypeError, r"^kdim must be an int"),
+    (dict(vdim=0), ValueError, r"^vdim must be positive"),
+    (dict(vdim=2.0), TypeError, r"^vdim must be an int"),
+])
+def test_mha_constructor_error_messages(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        MultiHeadAttention(8, 2, **kwargs)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.attention.attention", "seqlearn.attention.attend",
+        "seqlearn.attention.masked_softmax", "seqlearn.masks.causal_mask",
+        "seqlearn.masks.padding_mask", "seqlearn.scores.dot_score",
+        "seqlearn.scores.scaled_dot_score", "seqlearn.scores.check_query_key",
+        "seqlearn.scores.default_scale", "seqlearn.causal.causal_attention_loop")
+@given(seed=seeds, B=sizes, Tq=sizes, Tk=sizes, d=sizes, flag=not_bools)
+def test_attention_equals_softmax_reference(seed, B, Tq, Tk, d, flag):
+    q, k, v = randn(seed, B, Tq, d), randn(seed + 1, B, Tk, d), randn(seed + 2, B, Tk, 2)
+    lengths = torch.randint(0, Tk + 1, (B,), generator=torch.Generator().manual_seed(seed))
+    mask = att.padding_mask(lengths, Tk)[:, None, :] & att.causal_mask(Tq, Tk)
+    out, w = att.attention(q, k, v, mask=mask)
+    s = q @ k.transpose(-2, -1) / math.sqrt(d)
+    assert scores.default_scale(d) == 1 / math.sqrt(d)
+    torch.testing.assert_close(scores.scaled_dot_score(q, k), s)
+    torch.testing.assert_close(scores.dot_score(q, k), s * math.sqrt(d))
+    ref = torch.softmax(s.masked_fill(~mask, -math.inf), -1).nan_to_num(0.0)
+    torch.testing.assert_close(w, ref)
+    torch.testing.assert_close(out, ref @ v)
+    torch.testing.assert_close(att.masked_softmax(s, mask), ref)
+    torch.testing.assert_close(att.attend(s, v, mask=mask)[0], out)
+    assert scores.check_query_key(q, k)["Tk"] == Tk
+    if Tq == Tk:
+        torch.testing.assert_close(causal.causal_attention_loop(q, k, v)[0],
+                                   att.attention(q, k, v, causal=True)[0])
+    refuses(scores.dot_score, numpy_of(q[0]), numpy_of(k[0]))  # NumPy's transpose differs
+    refuses(att.attention, q, k, v, causal=flag)
+    refuses(att.attention, q, k, v, mask=mask.double())
+    refuses(att.attention, q, k[..., :0, :], v)
+    refuses(att.causal_mask, 0)
+    refuses(att.padding_mask, lengths + Tk + 1, Tk)
+
+
+@covers("seqlearn.attention.MultiHeadAttention", "seqlearn.scores.BilinearScore",
+        "seqlearn.scores.AdditiveScore", "seqlearn.scores.MLPScore",
+        "seqlearn.scores.LocationScore")
+@given(seed=seeds, B=sizes, Tq=sizes, Tk=sizes, heads=st.integers(1, 2), flag=not_bools)
+def test_score_modules_and_multi_head_attention(seed, B, Tq, Tk, heads, flag):
+    torch.manual_seed(seed)
+    d = 2 * heads
+    ref = nn.MultiheadAttention(d, heads, batch_first=True, dtype=DOUBLE).eval()
+    mha = att.MultiHeadAttention.from_torch(ref)
+    q, k = randn(seed, B, Tq, d), randn(seed + 1, B, Tk, d)
+    out, w = mha(q, k, k)
+    out_ref, w_ref = ref(q, k, k, average_attn_weights=False)
+    torch.testing.assert_close(out, out_ref)
+    torch.testing.assert_close(w, w_ref)
+    bil = scores.BilinearScore(d, d).double()
+    torch.testing.assert_close(bil(q, k), q @ bil.weight @ k.transpose(-2, -1))
+    add = scores.AdditiveScore(d, d, 3).double()
+    want = torch.stack([torch.stack([add.w(torch.tanh(add.query(q[:, t]) + add.key(k[:, i])))
+                                     .squeeze(-1) for i in range(Tk)], -1) for t in range(Tq)], 1)
+    torch.testing.assert_close(add(q, k), want)
+    assert scores.MLPScore(d, d).double()(q, k).shape == (B, Tq, Tk)
+    assert scores.LocationScore(d, 8).double()(q, k).shape == (B, Tq, Tk)
+    refuses(att.MultiHeadAttention, d, heads, bias=flag)
+    refuses(scores.AdditiveScore, d, d, 3, bias=flag)
+    refuses(scores.MLPScore, d, d, bias=flag)
+    refuses(mha, numpy_of(q), k, k)
+    refuses(bil, q, randn(seed, B, Tk, d + 1))
+    refuses(scores.LocationScore(d, 1).double(), q, randn(seed, B, 2, d))
+
+
+# ---------------------------- edge cases: sizes 0, reduced precision, non-finite values
+
+
+DOUBLE = torch.float64
+
+
+def test_empty_sizes_give_empty_results_or_name_the_argument():
+    q = torch.zeros(2, 0, 3, dtype=DOUBLE)
+    assert local_attention.restricted_attention(q, q, q, 1).shape == (2, 0, 3)
+    z = torch.zeros(2, 3, 0, dtype=DOUBLE)
+    with pytest.raises(ValueError, match="d=0 features.*pass scale="):
+        att.attention(z, z, torch.zeros(2, 3, 2, dtype=DOUBLE))
+    out, w = att.attention(z, z, torch.ones(2, 3, 2, dtype=DOUBLE), scale=1.0)
+    torch.testing.assert_close(w, torch.full((2, 3, 3), 1 / 3, dtype=DOUBLE))  # uniform
+    empty = torch.zeros(0, 0, dtype=torch.bool)
+    with pytest.raises(ValueError, match=r"layers\[0\] must relate T >= 1 positions"):
+        complexity.max_path_length([empty])
+    with pytest.raises(ValueError, match="within must relate T >= 1 positions"):
+        complexity.sequential_steps(empty)
+
+
+def _errors(dtype, fn, q, k, v):
+    """Largest error of ``fn`` in ``dtype`` against float64 attention."""
+    reference = F.scaled_dot_product_attention(q, k, v)
+    return float(
+        (fn(q.to(dtype), k.to(dtype), v.to(dtype)).double() - reference).abs().max()
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("scale", [1.0, 3.0, 40.0])
+def test_reduced_precision_attention_is_as_accurate_as_sdpa(dtype, scale):
+    gen = torch.Generator().manual_seed(int(scale))
+    q, k, v = (torch.randn(2, 2, 48, 32, generator=gen, dtype=DOUBLE) for _ in range(3))
+    q = q * scale  # scale 40: float16 scores q . k overflow unless summed in float32
+    sdpa = _errors(dtype, F.scaled_dot_product_attention, q, k, v)
+    plain = _errors(dtype, lambda q, k, v: att.attention(q, k, v)[0], q, k, v)
+    blocked = _errors(
+        dtype,
+        lambda q, k, v: online_softmax.memory_efficient_attention(
+            q, k, v, block_size=16
+        ),
+        q,
+        k,
+        v,
+    )
+    assert math.isfinite(plain) and math.isfinite(blocked)
+    assert plain <= 1.5 * sdpa and blocked <= 1.5 * sdpa, (plain, blocked, sdpa)

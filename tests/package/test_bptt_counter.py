@@ -1,4 +1,5 @@
-"""seqlearn.bptt.counter: the hand-built bracket counter is exact and saturated."""
+"""seqlearn.bptt.counter: the hand-built bracket counter is exact and saturated, with
+the documented switch network."""
 
 from __future__ import annotations
 
@@ -63,3 +64,28 @@ def test_validation():
         counter_params(2.0)
     with pytest.raises(ValueError, match="gain must be positive"):
         counter_params(2, gain=0.0)
+
+
+# ------------------------------- exact parameters, bounds and the wording of each error
+
+
+# The hand-built counter's exact weights, the largest allowed number of layers, and
+# which argument each dtype or shape error names.
+
+
+def test_counter_params_are_the_documented_switch_network():
+    # depth 2: units s_1, s_2, e, v; A acts on the switches s, C on the one-hot (o, c, f)
+    A = np.array([[1.0, 1.0, 0.0, 0.0],     # s_1 <- s_0 + s_1 + s_2
+                  [1.0, 1.0, 0.0, 0.0],     # s_2 <- s_1 + s_2 + s_3 (s_3 = 0: nothing above)
+                  [-1.0, 0.0, 2.0, 0.0],    # e <- 2 e + c - s_1 - 0.5
+                  [0.0, 1.0, 0.0, 2.0]])    # v <- 2 v + o + s_2 - 1.5
+    C = np.array([[-0.5, -2.5, -1.5], [-0.5, -2.5, -1.5], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    d = np.array([1.0, 0.0, -0.5, -1.5])
+    w = np.array([-1.0, 0.0, -1.0, -1.0])  # score = 0.5 - s_1 - e - v
+    gain = 2.0
+    p = counter_params(2, gain)
+    np.testing.assert_array_equal(p["W1"], gain * C)
+    np.testing.assert_array_equal(p["W11"], gain * A / 2)
+    np.testing.assert_array_equal(p["b1"], gain * (d + A.sum(axis=1) / 2))
+    np.testing.assert_array_equal(p["W2"], gain * np.stack([-w / 2, w / 2]))
+    np.testing.assert_array_equal(p["b2"], gain * np.array([1.0, -1.0]))  # score_b = -1

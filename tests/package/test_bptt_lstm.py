@@ -1,16 +1,20 @@
-"""seqlearn.bptt.lstm: the hand-written LSTM forward/backward against torch.nn.LSTM and autograd."""
+"""seqlearn.bptt.lstm: the hand-written LSTM forward/backward against torch.nn.LSTM and
+autograd; the parameters it requires and the wording of each error; properties at random
+sizes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn.bptt import lstm_backward, lstm_forward
-from seqlearn.bptt.lstm import BASE_KEYS, PEEPHOLES, sigmoid
+from properties import covers, refuses, seeds, sizes as small_sizes
+from seqlearn import bptt
+from seqlearn.bptt import lstm as lstm_mod, lstm_backward
+from seqlearn.bptt.lstm import BASE_KEYS, PEEPHOLES, lstm_forward, sigmoid
 from seqlearn.gated import LSTM
+
 
 sizes = st.tuples(st.integers(1, 4), st.integers(1, 7), st.integers(1, 5), st.integers(1, 6),
                   st.integers(0, 2**31 - 1))  # B, T, D, H, seed
@@ -143,3 +147,84 @@ def test_validation_errors():
         lstm_backward(dh[:, :, :4], cache)
     with pytest.raises(TypeError, match="LSTMCache"):
         lstm_backward(dh, {"h": dh})
+
+
+# ------------------------------- exact parameters, bounds and the wording of each error
+
+
+# The hand-built counter's exact weights, the largest allowed number of layers, and
+# which argument each dtype or shape error names.
+
+
+RNG = np.random.default_rng(0)
+
+
+def test_sigmoid_names_its_argument():
+    with pytest.raises(TypeError, match=r"^a must be a floating-point array, got dtype int64$"):
+        sigmoid(np.array([1, 2], dtype=np.int64))
+
+
+def _lstm_params(H=3, D=2, peephole=False, dtype=np.float64):
+    rng = np.random.default_rng(2)
+    keys = BASE_KEYS + (PEEPHOLES if peephole else ())
+    shape = lambda k: (H, D) if k.startswith("W_x") else (H,) if k.startswith("b_") else (H, H)
+    return {k: rng.standard_normal(shape(k)).astype(dtype) for k in keys}
+
+
+def test_lstm_peepholes_alone_are_missing_the_base_keys():
+    x, h0 = RNG.standard_normal((1, 2, 2)), np.zeros((1, 3))
+    only = {k: np.zeros((3, 3)) for k in PEEPHOLES}
+    with pytest.raises(ValueError, match=r"^params must have keys \['W_xi', .*missing "
+                                         r"\['W_xi', 'W_hi', 'b_i', .*'b_c'\], unexpected \[\]$"):
+        lstm_forward(x, h0, h0, only)
+
+
+def test_lstm_bias_shape_and_dtype_are_checked():
+    x, h0 = RNG.standard_normal((1, 2, 2)), np.zeros((1, 3))
+    p = _lstm_params()
+    p["b_f"] = np.zeros(4)
+    with pytest.raises(ValueError, match=r"^params\['b_f'\] must have shape \(H=3\), got \(4,\)$"):
+        lstm_forward(x, h0, h0, p)
+    p = _lstm_params()
+    p["W_hi"] = p["W_hi"].astype(np.float32)
+    with pytest.raises(TypeError, match=r"^params\['W_hi'\] and x must have the same dtype, "
+                                        r"got float32 and float64$"):
+        lstm_forward(x, h0, h0, p)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.bptt.lstm.lstm_forward", "seqlearn.bptt.lstm.lstm_backward",
+        "seqlearn.bptt.lstm.LSTMCache", "seqlearn.bptt.lstm.sigmoid",
+        "seqlearn.bptt.clip.clip_grad_norm", "seqlearn.bptt.clip.global_norm")
+@given(seed=seeds, B=small_sizes, T=small_sizes, D=small_sizes, H=small_sizes, peephole=st.booleans(),
+       bad=st.sampled_from([0.0, -1.0, float("nan"), True, "1"]))
+def test_lstm_gradients_equal_autograd_and_clipping(seed, B, T, D, H, peephole, bad):
+    from seqlearn.gated import LSTMCell
+    torch.manual_seed(seed)
+    cell = LSTMCell(D, H, peephole=peephole).double()
+    params = cell.to_bptt_params()
+    rng = np.random.default_rng(seed)
+    x, h0, c0 = (rng.standard_normal(s) for s in ((B, T, D), (B, H), (B, H)))
+    h, cache = bptt.lstm_forward(x, h0, c0, params)
+    assert isinstance(cache, lstm_mod.LSTMCache)
+    dh = rng.standard_normal((B, T, H))
+    grads = bptt.lstm_backward(dh, cache)
+    xt = torch.tensor(x, requires_grad=True)
+    state = (torch.tensor(h0), torch.tensor(c0))
+    outs = []
+    for t in range(T):
+        state = cell(xt[:, t], state)
+        outs.append(state[0])
+    (torch.stack(outs, 1) * torch.tensor(dh)).sum().backward()
+    np.testing.assert_allclose(h, torch.stack(outs, 1).detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(grads["x"], xt.grad.numpy(), rtol=1e-9, atol=1e-12)
+    a = rng.standard_normal(5) * 50
+    np.testing.assert_allclose(lstm_mod.sigmoid(a), torch.sigmoid(torch.tensor(a)).numpy())
+    clipped, norm = bptt.clip_grad_norm(grads, 1.0)
+    assert norm == bptt.global_norm(grads) and bptt.global_norm(clipped) <= 1.0 + 1e-9
+    refuses(bptt.clip_grad_norm, grads, bad)
+    refuses(lstm_mod.sigmoid, [1.0])
+    refuses(bptt.lstm_forward, x[:, :0], h0, c0, params)
+    refuses(bptt.lstm_backward, dh, {})

@@ -1,17 +1,21 @@
-"""seqlearn.bptt.rnn: hand-written BPTT against torch autograd (float64) at random sizes."""
+"""seqlearn.bptt.rnn: hand-written BPTT against torch autograd (float64) at random
+sizes; the dtype and shape of each parameter; properties at random sizes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from seqlearn.bptt import (birnn_backward, birnn_forward, clip_grad_norm, deep_rnn_backward,  # noqa: E501
-                           deep_rnn_forward, global_norm, hidden_jacobians, init_params, param_names,
-                           rnn_backward, rnn_forward, rnn_layer_backward, rnn_layer_forward, rnn_step,
-                           to_torch, torch_reference)
+from properties import covers, not_bools, refuses, seeds, sizes as small_sizes
+from seqlearn import bptt
+from seqlearn.bptt import (birnn_backward, birnn_forward, clip_grad_norm,
+                           deep_rnn_backward, deep_rnn_forward, hidden_jacobians,
+                           init_params, param_names, params as P, reference as R, rnn,
+                           rnn_backward, rnn_forward, rnn_layer_backward,
+                           rnn_layer_forward, rnn_step, to_torch, torch_reference)
+
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -89,18 +93,6 @@ def test_deep_and_bidirectional_match_torch_rnn(num_layers, bidirectional, seed)
     check_against_torch(np.random.default_rng(seed), num_layers, bidirectional)
 
 
-def test_torch_reference_for_the_single_layer_network():
-    rng = np.random.default_rng(5)
-    params = init_params(3, 4, 2, rng)
-    x, h0 = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4))
-    y, cache = rnn_forward(x, h0, params)
-    dy = rng.standard_normal(y.shape)
-    y_ref, expected = torch_reference(x, h0, params, dy)
-    np.testing.assert_allclose(y, y_ref, rtol=1e-12)
-    for k, g in rnn_backward(dy, cache).items():
-        assert rel_err(g, expected[k]) <= 1e-10, k
-
-
 def test_single_layer_equals_deep_with_one_layer():
     rng = np.random.default_rng(1)
     params = init_params(3, 4, 2, rng)
@@ -164,22 +156,6 @@ def test_layer_backward_with_zero_gradient_is_zero():
                                  rng.standard_normal((4, 2)), rng.standard_normal((4, 4)), np.zeros(4))
     for g in rnn_layer_backward(np.zeros_like(h), cache).values():
         assert not g.any()
-
-
-@settings(max_examples=20, deadline=None)
-@given(SEEDS, st.floats(0.01, 10.0))
-def test_clip_grad_norm_matches_torch(seed, max_norm):
-    rng = np.random.default_rng(seed)
-    grads = {"a": rng.standard_normal((3, 4)) * rng.uniform(0.1, 5), "b": rng.standard_normal(5)}
-    clipped, norm = clip_grad_norm(grads, max_norm)
-    tensors = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in grads.values()]
-    for t, g in zip(tensors, grads.values()):
-        t.grad = torch.from_numpy(g.copy())
-    expected_norm = torch.nn.utils.clip_grad_norm_(tensors, max_norm)
-    assert abs(norm - float(expected_norm)) <= 1e-12 * norm
-    for t, g in zip(tensors, clipped.values()):
-        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-14, atol=0)
-    assert global_norm(clipped) <= max_norm * (1 + 1e-12)
 
 
 # --------------------------------------------------------------------------- validation
@@ -308,88 +284,6 @@ def test_hidden_jacobian_of_a_linear_regime_is_a_matrix_power():
                                    rtol=1e-9, atol=1e-14)
 
 
-@pytest.mark.parametrize("scale", [0.5, 1.0, 4.0])
-def test_clip_grad_norm_exact(scale):
-    rng = np.random.default_rng(10)
-    grads = {"a": scale * rng.standard_normal((2, 3)), "b": scale * rng.standard_normal(4)}
-    flat = np.concatenate([g.ravel() for g in grads.values()])
-    norm = float(np.linalg.norm(flat))
-    assert global_norm(grads) == pytest.approx(norm, rel=1e-14)
-    for max_norm in (norm / 2, norm, 2 * norm, float("inf")):
-        clipped, n = clip_grad_norm(grads, max_norm)
-        assert n == pytest.approx(norm, rel=1e-14)
-        factor = min(1.0, max_norm / (norm + 1e-6))
-        for k in grads:
-            np.testing.assert_allclose(clipped[k], grads[k] * factor, rtol=1e-15)
-        if max_norm > norm:
-            assert all(np.array_equal(clipped[k], grads[k]) for k in grads)
-    clipped, _ = clip_grad_norm(grads, norm / 2, eps=0.0)
-    assert global_norm(clipped) == pytest.approx(norm / 2, rel=1e-14)
-    clipped, _ = clip_grad_norm(grads, norm, eps=0.0)       # the boundary: factor exactly 1
-    assert all(np.array_equal(clipped[k], grads[k]) for k in grads)
-
-
-def test_clip_validation():
-    with pytest.raises(TypeError, match="grads must be a non-empty dict of arrays, got list"):
-        global_norm([np.ones(2)])
-    with pytest.raises(TypeError, match="grads must be a non-empty dict of arrays, got dict"):
-        global_norm({})
-    with pytest.raises(TypeError, match=r"grads\['a'\] must be a numpy.ndarray, got list"):
-        global_norm({"a": [1.0]})
-    with pytest.raises(TypeError, match=r"grads\['a'\] must be a floating-point array"):
-        global_norm({"a": np.ones(2, dtype=np.int64)})
-    with pytest.raises(ValueError, match=r"grads\['b'\] contains NaN or infinity"):
-        global_norm({"a": np.ones(2), "b": np.array([np.inf])})
-    with pytest.raises(ValueError, match="max_norm must be positive"):
-        clip_grad_norm({"a": np.ones(2)}, -1.0)
-    with pytest.raises(ValueError, match="eps must be"):
-        clip_grad_norm({"a": np.ones(2)}, 1.0, eps=-1e-3)
-
-
-def test_orthogonal_matrix_is_haar():
-    from seqlearn.bptt.params import orthogonal_matrix
-    rng = np.random.default_rng(11)
-    for n in (1, 2, 5):
-        q = orthogonal_matrix(n, rng)
-        assert q.shape == (n, n)
-        np.testing.assert_allclose(q.T @ q, np.eye(n), atol=1e-13)
-    draws = np.stack([orthogonal_matrix(3, rng) for _ in range(2000)])
-    assert np.all(np.abs(draws.mean(0)) < 0.06)                     # no preferred sign
-    np.testing.assert_allclose((draws ** 2).mean(0), 1 / 3, atol=0.03)  # E q_ij^2 = 1/n
-    dets = np.linalg.det(draws)
-    assert 0.4 < np.mean(dets > 0) < 0.6
-    with pytest.raises(ValueError, match="n must be positive"):
-        orthogonal_matrix(0, rng)
-    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-        orthogonal_matrix(2, 0)
-
-
-def test_init_params_distribution_and_branches():
-    rng = np.random.default_rng(12)
-    p = init_params(50, 60, 40, rng, num_layers=2)
-    assert list(p) == param_names(2)
-    assert p["W1"].shape == (60, 50) and p["W2"].shape == (60, 60) and p["W3"].shape == (40, 60)
-    for name, fan_in in (("W1", 50), ("W11", 60), ("W2", 60), ("W22", 60), ("W3", 60)):
-        assert abs(p[name].var() * fan_in - 1) < 0.1, name
-    for name in ("b1", "b2", "b3"):
-        assert 0.05 < p[name].std() < 0.15, name
-    a = init_params(3, 5, 2, np.random.default_rng(1))
-    b = init_params(3, 5, 2, np.random.default_rng(1), scale=2.5)
-    np.testing.assert_allclose(b["W11"], 2.5 * a["W11"], rtol=1e-15)
-    np.testing.assert_array_equal(b["W1"], a["W1"])
-    o = init_params(3, 5, 2, np.random.default_rng(1), scale=0.7, orthogonal=True)
-    np.testing.assert_allclose(o["W11"] @ o["W11"].T, 0.49 * np.eye(5), atol=1e-13)
-    bi = init_params(3, 5, 2, np.random.default_rng(1), num_layers=2, bidirectional=True)
-    assert bi["W2_f"].shape == (5, 10) and bi["W3"].shape == (2, 10)
-    with pytest.raises(ValueError, match="hidden_size must be positive"):
-        init_params(3, 0, 2, rng)
-    with pytest.raises(TypeError, match="scale must be"):
-        init_params(3, 4, 2, rng, scale="1")
-    with pytest.raises(ValueError, match=r"num_layers must be an int in 1..9, got True"):
-        param_names(True)
-    assert param_names(np.int64(1)) == ["W1", "W11", "b1", "W2", "b2"]
-
-
 def test_layer_and_step_validation():
     rng = np.random.default_rng(13)
     with pytest.raises(ValueError, match=r"x must have at least one time step, got shape \(2, 0, 3\)"):
@@ -426,3 +320,97 @@ def test_bias_gradient_is_the_weight_of_a_constant_input(seed):
     np.testing.assert_allclose(g_aug["W1"][:, -1], grads["b1"], rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(g_aug["W1"][:, :-1], grads["W1"], rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(grads["b2"], dy.sum(axis=(0, 1)), rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------- exact parameters, bounds and the wording of each error
+
+
+# The hand-built counter's exact weights, the largest allowed number of layers, and
+# which argument each dtype or shape error names.
+
+
+RNG = np.random.default_rng(0)
+
+
+def _rnn_args(dtype_of=None, shape_of=None, shape=None):
+    x, h0 = RNG.standard_normal((2, 3, 4)), np.zeros((2, 5))
+    p = init_params(4, 5, 3, np.random.default_rng(1))
+    if dtype_of is not None:
+        p[dtype_of] = p[dtype_of].astype(np.float32)
+    if shape_of is not None:
+        p[shape_of] = np.zeros(shape)
+    return x, h0, p
+
+
+@pytest.mark.parametrize("key", ["W1", "W11", "b1", "W2", "b2"])
+def test_rnn_params_must_have_the_dtype_of_x(key):
+    with pytest.raises(TypeError, match=rf"^{key} and x must have the same dtype, got float32 "
+                                        r"and float64$"):
+        rnn_forward(*_rnn_args(dtype_of=key))
+
+
+@pytest.mark.parametrize("key, shape, match", [
+    ("W11", (6, 6), r"^W11 must have shape \(H=5, H=5\), got \(6, 6\)$"),
+    ("b1", (6,), r"^b1 must have shape \(H=5\), got \(6,\)$"),
+    ("W2", (3, 6), r"^W2 must have shape \(O, K=5\), got \(3, 6\)$"),
+    ("b2", (4,), r"^b2 must have shape \(O=3\), got \(4,\) \(O as in W2\)$"),
+])
+def test_rnn_params_shapes_name_the_parameter(key, shape, match):
+    with pytest.raises(ValueError, match=match):
+        rnn_forward(*_rnn_args(shape_of=key, shape=shape))
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.bptt.rnn.rnn_forward", "seqlearn.bptt.rnn.rnn_backward",
+        "seqlearn.bptt.rnn.deep_rnn_forward", "seqlearn.bptt.rnn.deep_rnn_backward",
+        "seqlearn.bptt.rnn.birnn_forward", "seqlearn.bptt.rnn.birnn_backward",
+        "seqlearn.bptt.rnn.rnn_layer_forward", "seqlearn.bptt.rnn.rnn_layer_backward",
+        "seqlearn.bptt.rnn.rnn_step", "seqlearn.bptt.rnn.hidden_jacobians",
+        "seqlearn.bptt.reference.torch_reference", "seqlearn.bptt.reference.to_torch",
+        "seqlearn.bptt.reference.torch_names", "seqlearn.bptt.params.init_params",
+        "seqlearn.bptt.params.param_names", "seqlearn.bptt.params.suffixes",
+        "seqlearn.bptt.params.orthogonal_matrix", "seqlearn.bptt.params.check_array",
+        "seqlearn.bptt.params.check_keys", "seqlearn.bptt.params.check_params")
+@given(seed=seeds, B=small_sizes, T=small_sizes, D=small_sizes, H=small_sizes, L=st.integers(1, 2), bi=st.booleans(),
+       flag=not_bools)
+def test_rnn_gradients_equal_autograd(seed, B, T, D, H, L, bi, flag):
+    rng = np.random.default_rng(seed)
+    params = P.init_params(D, H, 2, rng, num_layers=L, bidirectional=bi, orthogonal=True)
+    assert list(params) == P.param_names(L, bi)
+    assert set(R.torch_names(L, bi)) == set(params) and R.to_torch(params, bi) is not None
+    x, dy = rng.standard_normal((B, T, D)), rng.standard_normal((B, T, 2))
+    h0 = rng.standard_normal((L * (2 if bi else 1), B, H))
+    y, cache = bptt.deep_rnn_forward(x, h0, params, bidirectional=bi)
+    x[...] = 0  # the cache holds copies: editing the input afterwards changes nothing
+    grads = bptt.deep_rnn_backward(dy, cache)
+    y_ref, g_ref = R.torch_reference(cache["layers"][0][0]["x"], h0, params, dy, bi)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-10, atol=1e-12)
+    for k in g_ref:
+        np.testing.assert_allclose(grads[k], g_ref[k], rtol=1e-9, atol=1e-12)
+    q = P.orthogonal_matrix(H, rng)
+    np.testing.assert_allclose(q @ q.T, np.eye(H), atol=1e-12)
+    assert P.suffixes(bi) == (["_f", "_b"] if bi else [""])
+    refuses(P.suffixes, flag)
+    refuses(P.init_params, D, H, 2, rng, orthogonal=flag)
+    refuses(bptt.deep_rnn_forward, x[:, :0], h0, params, bidirectional=bi)
+    refuses(bptt.deep_rnn_forward, x, h0, params, bidirectional=flag)
+    refuses(P.check_array, torch.zeros(2), "x", "T", {})
+    refuses(P.check_keys, {}, ["W1"])
+    refuses(P.check_params, params, L, not bi, {"D": D, "H": H}, x)
+    if L == 1 and not bi:
+        single = P.init_params(D, H, 2, rng)
+        y1, c1 = rnn.rnn_forward(x, h0[0], single)
+        g1 = rnn.rnn_backward(dy, c1)
+        _, g1_ref = R.torch_reference(x, h0[0], single, dy)
+        np.testing.assert_allclose(g1["W11"], g1_ref["W11"], rtol=1e-9, atol=1e-12)
+        assert rnn.hidden_jacobians(c1).shape == (B, T, H, H)
+        h, layer = rnn.rnn_layer_forward(x, h0[0], single["W1"], single["W11"], single["b1"])
+        np.testing.assert_allclose(h[:, 0], rnn.rnn_step(x[:, 0], h0[0], single["W1"],
+                                                         single["W11"], single["b1"]))
+        assert rnn.rnn_layer_backward(np.ones_like(h), layer)["x"].shape == x.shape
+        yb, cb = rnn.birnn_forward(x, np.stack([h0[0], h0[0]]), P.init_params(
+            D, H, 2, rng, bidirectional=True))
+        assert rnn.birnn_backward(np.ones_like(yb), cb)["x"].shape == x.shape
+        refuses(rnn.rnn_forward, x[:, :0], h0[0], single)

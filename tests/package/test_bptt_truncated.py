@@ -1,15 +1,18 @@
-"""seqlearn.bptt.truncated: k-step truncated BPTT against autograd with detached states."""
+"""seqlearn.bptt.truncated: k-step truncated BPTT against autograd with detached states;
+properties at random sizes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn.bptt import (init_params, pre_activation_gradients, recurrent_gradient_terms,
-                           rnn_backward, rnn_forward, truncated_rnn_backward)
+from properties import covers, refuses, seeds, sizes
+from seqlearn.bptt import (init_params, params as P, pre_activation_gradients,
+                           recurrent_gradient_terms, rnn, rnn_backward, rnn_forward,
+                           truncated_rnn_backward)
+
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -114,3 +117,51 @@ def test_validation():
         recurrent_gradient_terms(dy, {})
     with pytest.raises(ValueError, match=r"dy must have shape"):
         recurrent_gradient_terms(dy[:, :-1], cache)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.bptt.truncated.truncated_rnn_backward",
+        "seqlearn.bptt.truncated.pre_activation_gradients",
+        "seqlearn.bptt.truncated.recurrent_gradient_terms",
+        "seqlearn.bptt.counter.counter_params")
+@given(seed=seeds, B=sizes, T=st.integers(1, 7), D=sizes, H=sizes, k=st.integers(1, 8),
+       bad_k=st.sampled_from([0, -1, 1.5, True, "2", None]))
+def test_truncated_bptt_equals_detached_autograd(seed, B, T, D, H, k, bad_k):
+    rng = np.random.default_rng(seed)
+    params = P.init_params(D, H, 2, rng)
+    x, h0 = rng.standard_normal((B, T, D)), rng.standard_normal((B, H))
+    y, cache = rnn.rnn_forward(x, h0, params)
+    dy = rng.standard_normal(y.shape)
+    t = {n: torch.tensor(v, requires_grad=True) for n, v in {**params, "x": x, "h0": h0}.items()}
+    copies = [torch.tensor(params["W11"], requires_grad=True) for _ in range(T)]
+    h, ys = t["h0"], []
+    for s in range(T):  # detach before steps k, 2k, ...; W11 used through private copies
+        if s > 0 and s % k == 0:
+            h = h.detach()
+        h = torch.tanh(t["x"][:, s] @ t["W1"].T + h @ copies[s].T + t["b1"])
+        ys.append(h @ t["W2"].T + t["b2"])
+    (torch.stack(ys, 1) * torch.tensor(dy)).sum().backward()
+    from seqlearn.bptt import truncated as TR
+    g = TR.truncated_rnn_backward(dy, cache, k)
+    np.testing.assert_allclose(g["W11"], sum(c.grad for c in copies).numpy(), rtol=1e-9,
+                               atol=1e-12)
+    for n in ("W1", "b1", "W2", "b2", "x", "h0"):
+        np.testing.assert_allclose(g[n], t[n].grad.numpy(), rtol=1e-9, atol=1e-12)
+    if k >= T:  # no cut: the terms are the gradients of the private copies
+        np.testing.assert_allclose(TR.recurrent_gradient_terms(dy, cache),
+                                   torch.stack([c.grad for c in copies]).numpy(),
+                                   rtol=1e-9, atol=1e-12)
+    assert TR.pre_activation_gradients(dy, cache, k).shape == (B, T, H)
+    refuses(TR.truncated_rnn_backward, dy, cache, bad_k)
+    refuses(TR.recurrent_gradient_terms, dy[:, :, :1], cache)
+    from seqlearn.bptt import counter as CT
+    from seqlearn.data import encode_brackets, is_balanced, nesting_depth
+    depth = 1 + seed % 3
+    strings = ["".join("()x"[int(i)] for i in rng.integers(3, size=T)) for _ in range(8)]
+    xs = encode_brackets(strings, dtype=torch.float64).numpy()
+    yc, _ = rnn.rnn_forward(xs, -np.ones((8, depth + 2)), CT.counter_params(depth))
+    truth = [is_balanced(s) and nesting_depth(s) <= depth for s in strings]
+    assert (yc[:, -1].argmax(-1) == 1).tolist() == truth
+    refuses(CT.counter_params, bad_k if bad_k != 1.5 else 0)

@@ -1,4 +1,5 @@
-"""seqlearn.data.brackets: the generator keeps its promises (balance, depth, length, hard negatives)."""
+"""seqlearn.data.brackets: the generator keeps its promises (balance, depth, length,
+hard negatives); properties at random sizes."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn.data import (BRACKET_VOCAB, balanced_string, bracket_dataset, bracket_strings,
-                           encode_brackets, hard_negative, is_balanced, nesting_depth, running_count)
+from properties import covers, not_bools, refuses, seeds
+from seqlearn.data import (BRACKET_VOCAB, balanced_string, bracket_dataset,
+                           bracket_strings, brackets, encode_brackets, hard_negative,
+                           is_balanced, nesting_depth, running_count)
+
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -204,3 +207,34 @@ def test_more_validation_errors():
         hard_negative("()", 0)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
         bracket_strings(2, 4, 0)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.data.brackets.balanced_string", "seqlearn.data.brackets.hard_negative",
+        "seqlearn.data.brackets.bracket_strings", "seqlearn.data.brackets.bracket_dataset",
+        "seqlearn.data.brackets.encode_brackets", "seqlearn.data.brackets.is_balanced",
+        "seqlearn.data.brackets.nesting_depth", "seqlearn.data.brackets.running_count")
+@given(seed=seeds, half=st.integers(1, 30), depth=st.one_of(st.none(), st.integers(1, 4)),
+       flag=not_bools)
+def test_brackets_are_balanced_within_depth_and_negatives_are_not(seed, half, depth, flag):
+    rng = np.random.default_rng(seed)
+    s = brackets.balanced_string(2 * half, rng, max_depth=depth)
+    c = brackets.running_count(s)
+    assert brackets.is_balanced(s) and c.min() >= 0 and c[-1] == 0
+    assert brackets.nesting_depth(s) <= (depth or half)
+    assert not brackets.is_balanced(brackets.hard_negative(s, rng))
+    strings, labels = brackets.bracket_strings(4, 2 * half, rng, max_depth=depth)
+    assert [brackets.is_balanced(t) for t in strings] == [bool(v) for v in labels]
+    x, y = brackets.bracket_dataset(3, 2 * half, rng)
+    assert x.shape == (3, 2 * half, 3) and torch.equal(x.sum(-1), torch.ones(3, 2 * half))
+    assert brackets.encode_brackets([s], onehot=False).shape == (1, 2 * half)
+    refuses(brackets.encode_brackets, [s], onehot=flag)
+    refuses(brackets.balanced_string, 2 * half + 1, rng)
+    refuses(brackets.balanced_string, 2 * half, rng, fill=float("nan"))
+
+
+def test_balanced_string_cost_is_linear_without_a_depth_bound():
+    s = brackets.balanced_string(20000, np.random.default_rng(0))  # was a cubic big-int table
+    assert brackets.is_balanced(s)

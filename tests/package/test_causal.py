@@ -1,4 +1,5 @@
-"""seqlearn.causal: each step from the GRU to causal attention against loops over t and i."""
+"""seqlearn.causal: each step from the GRU to causal attention against loops over t and
+i; the wording of each error; properties at random sizes."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from properties import covers, not_bools, numpy_of, randn, refuses, seeds, sizes
+from seqlearn import causal, transformer
 from seqlearn.attention import MultiHeadAttention, attention
 from seqlearn.causal import (KeyValueAttention, MultiHeadCausalAttention, add_positions,
                              causal_attention_loop, free_candidates)
 from seqlearn.transformer import sinusoidal_positional_encoding
 from tensors import rand
+
 
 F64 = dict(dtype=torch.float64)
 TIGHT = dict(rtol=1e-10, atol=1e-12)
@@ -36,7 +39,6 @@ def reference(q, k, v, scale=None):
                 alpha[b, t, i] = w[i] / sum(w)
                 h[b, t] += alpha[b, t, i] * torch.tensor(v[b][i], **F64)
     return h, alpha
-
 
 
 def assert_pairs_close(got, ref):
@@ -207,3 +209,62 @@ def test_every_step_is_causal(make):
 def test_validation(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ------------------------------------------- the exact wording of each validation error
+
+
+# Py: each error names the argument at fault and what was expected.
+
+
+DOUBLE = torch.float64
+
+
+def _qkv():
+    return (torch.zeros(1, 2, 3, dtype=DOUBLE), torch.zeros(1, 2, 3, dtype=DOUBLE),
+            torch.zeros(1, 2, 4, dtype=DOUBLE))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda q, k, v: causal_attention_loop(q, k, v.long()), TypeError,
+     r"^v must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda q, k, v: causal_attention_loop(q[0], k, v), ValueError,
+     r"^q must have shape \(B, T, d\), got \(2, 3\)$"),
+    (lambda q, k, v: causal_attention_loop(q, k, v, scale="1"), TypeError,
+     r"^scale must be a real number, got str$"),
+    (lambda q, k, v: KeyValueAttention(2.0, 3), TypeError, r"^d_in must be an int, got float$"),
+    (lambda q, k, v: KeyValueAttention(3, 2)(q), TypeError,
+     r"^fx and the module's parameters must have the same dtype, got torch\.float64 and "
+     r"torch\.float32$"),
+])
+def test_errors_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(*_qkv())
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.causal.free_candidates", "seqlearn.causal.KeyValueAttention",
+        "seqlearn.causal.MultiHeadCausalAttention", "seqlearn.causal.add_positions",
+        "seqlearn.positional.sinusoidal_positional_encoding")
+@given(seed=seeds, B=sizes, T=sizes, D=sizes, flag=not_bools)
+def test_causal_steps_equal_the_loop(seed, B, T, D, flag):
+    fx = randn(seed, B, T, D)
+    torch.testing.assert_close(causal.free_candidates(fx)[0],
+                               causal.causal_attention_loop(fx, fx, fx)[0])
+    kv = causal.KeyValueAttention(D, 2).double()
+    q, k, v = kv.Q(fx), kv.K(fx), kv.V(fx)
+    torch.testing.assert_close(kv(fx)[0], causal.causal_attention_loop(q, k, v)[0])
+    h, alpha = causal.MultiHeadCausalAttention(D, 2, 2).double()(fx)
+    assert h.shape == (B, T, 2 * D) and alpha.shape == (B, 2, T, T)
+    pe = transformer.sinusoidal_positional_encoding(T, D, dtype=DOUBLE)
+    t = torch.arange(T, dtype=DOUBLE)[:, None]
+    k2 = torch.arange(0, D, 2, dtype=DOUBLE)
+    torch.testing.assert_close(pe[:, 0::2], torch.sin(t * 10000.0 ** (-k2 / D)))
+    torch.testing.assert_close(causal.add_positions(fx), fx + pe)
+    refuses(causal.KeyValueAttention, D, 2, bias=flag)
+    refuses(causal.free_candidates, numpy_of(fx))
+    refuses(causal.causal_attention_loop, fx, fx, fx, scale="1")
+    refuses(transformer.sinusoidal_positional_encoding, T, D, base=math.inf)
+    refuses(transformer.sinusoidal_positional_encoding, T, D, dtype=torch.int64)

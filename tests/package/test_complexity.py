@@ -1,5 +1,6 @@
-"""seqlearn.complexity: Jacobian patterns of known layers, path lengths and sequential steps
-against their closed forms, slopes of exact powers, saved memory of known operations."""
+"""seqlearn.complexity: Jacobian patterns of known layers, path lengths and sequential
+steps against their closed forms, slopes of exact powers, saved memory of known
+operations; properties at random sizes."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, strategies as st
 from torch import nn
 
-from seqlearn.complexity import (fastest_times, graph_depth, jacobian_pattern, loglog_slope,
-                                 max_path_length, op_input_elements, saved_tensor_bytes,
-                                 sequential_steps)
+from properties import covers, not_bools, numpy_of, randn, refuses, seeds, sizes
+from seqlearn import complexity
+from seqlearn.complexity import (fastest_times, graph_depth, jacobian_pattern,
+                                 loglog_slope, max_path_length, op_input_elements,
+                                 saved_tensor_bytes, sequential_steps)
+
 
 F64 = torch.float64
 
@@ -146,3 +151,66 @@ def test_op_input_elements_counts_what_each_operation_reads():
     assert counts["mm"] == 2 * 42 and counts["exp"] == 36 and counts["add"] == 36
     with pytest.raises(TypeError, match="callable"):
         op_input_elements(3)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.complexity.jacobian_pattern", "seqlearn.complexity.max_path_length",
+        "seqlearn.complexity.sequential_steps", "seqlearn.complexity.loglog_slope",
+        "seqlearn.complexity.saved_tensor_bytes", "seqlearn.complexity.fastest_times")
+@given(seed=seeds, T=st.integers(2, 9), radius=st.integers(1, 3), p=st.floats(0.25, 3.0),
+       flag=not_bools)
+def test_path_lengths_of_banded_layers(seed, T, radius, p, flag):
+    x = randn(seed, T, 2)
+    w = randn(seed + 1, 2 * radius + 1)
+    conv = lambda z: torch.nn.functional.conv1d(z.T[:, None], w[None, None], padding=radius)[:, 0].T
+    pattern = complexity.jacobian_pattern(conv, x)
+    lag = torch.arange(T)[:, None] - torch.arange(T)
+    assert torch.equal(pattern, lag.abs() <= radius)  # brute force: the kernel's reach
+    layers = math.ceil((T - 1) / radius)
+    assert complexity.max_path_length([pattern]) == (layers, layers)
+    chain = lag == 1
+    assert complexity.max_path_length([lag == 0], within=chain, causal=True) == (1, T)
+    assert complexity.sequential_steps(chain) == T and complexity.sequential_steps(None) == 1
+    n = [2.0, 4.0, 8.0, 32.0]
+    assert abs(complexity.loglog_slope(n, [3 * v ** p for v in n]) - p) < 1e-9
+    y = x.clone().requires_grad_(True)
+    assert complexity.saved_tensor_bytes(lambda: y.exp()) == y.numel() * 8
+    refuses(complexity.max_path_length, [pattern.double()])
+    refuses(complexity.max_path_length, [pattern], causal=flag)
+    refuses(complexity.max_path_length, [lag == 0], max_layers=1)
+    refuses(complexity.sequential_steps, chain | chain.T)
+    refuses(complexity.loglog_slope, n, [-1.0] * 4)
+    refuses(complexity.jacobian_pattern, conv, numpy_of(x))
+    refuses(complexity.saved_tensor_bytes, None)
+    seen = []
+    times = complexity.fastest_times({"f": seen.append}, [radius, T], repeats=2)
+    assert seen == [radius, T] * 3 and sorted(times) == [("f", 0), ("f", 1)]
+    refuses(complexity.fastest_times, {"f": None}, [1])
+
+
+@covers("seqlearn.complexity.graph_depth", "seqlearn.complexity.op_input_elements")
+@given(seed=seeds, T=st.integers(1, 6), d=sizes, ops=st.integers(1, 4))
+def test_graph_depth_and_element_counts_of_loops_and_chains(seed, T, d, ops):
+    x = randn(seed, T, d)
+
+    def chain(z):  # `ops` elementwise operations one after another
+        for _ in range(ops):
+            z = torch.sin(z)
+        return z
+
+    def recurrence(z):  # brute force: one add and one tanh per step, after one unbind
+        state = torch.zeros(d, dtype=F64)
+        for row in z:
+            state = torch.tanh(state + row)
+        return state
+
+    assert complexity.graph_depth(chain, x) == ops
+    assert complexity.graph_depth(recurrence, x) == 2 * T + 1
+    assert complexity.op_input_elements(chain, x) == {"sin": ops * T * d}
+    s = randn(seed + 1, T, T)
+    assert complexity.op_input_elements(lambda z: z.softmax(-1), s) == {"_softmax": T * T}
+    refuses(complexity.graph_depth, lambda z: z.detach(), x)
+    refuses(complexity.graph_depth, chain, numpy_of(x))
+    refuses(complexity.op_input_elements, None)

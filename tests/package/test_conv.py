@@ -1,4 +1,5 @@
-"""seqlearn.conv against torch.nn.functional at random sizes (float64)."""
+"""seqlearn.conv against torch.nn.functional at random sizes (float64); the wording of
+each error; properties at random sizes."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+from properties import covers, not_bools, numpy_of, randn, refuses, seeds, sizes
 from seqlearn import conv
+from seqlearn.conv import causal_conv1d, conv_transpose1d, impulse_response, pad1d
 from tensors import rand
+
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None)
 F64 = torch.float64
-
 
 
 @st.composite
@@ -367,3 +369,71 @@ def test_defaults_match_torch() -> None:
     assert conv.impulse_response(lambda u: u, 3).dtype == torch.float64
     with pytest.raises(ValueError, match="at must be at least 0"):
         conv.impulse(4, -1)
+
+
+# ------------- the wording of each validation error and the checks of a system's output
+
+
+# Py: every error names the argument at fault, and ``impulse_response`` refuses a system
+# that returns more than one channel.
+
+
+def test_pad1d_names_value():
+    with pytest.raises(TypeError, match=r"^value must be a real number, got str$"):
+        pad1d(torch.zeros(1, 1, 3, dtype=F64), 1, 1, value="0")
+
+
+def test_conv_transpose1d_names_dilation():
+    x, w = torch.zeros(1, 1, 3, dtype=F64), torch.zeros(1, 1, 2, dtype=F64)
+    with pytest.raises(ValueError, match=r"^dilation must be positive, got 0$"):
+        conv_transpose1d(x, w, dilation=0)
+
+
+def test_impulse_response_refuses_two_channels():
+    two = lambda x: torch.cat([x, x], dim=1)  # (1, 2, T)
+    with pytest.raises(ValueError, match=r"^system\(impulse\) must have shape \(B=1, C=1, T=4\), "
+                                         r"got \(1, 2, 4\)$"):
+        impulse_response(two, 4)
+
+
+def test_causal_conv1d_names_weight():
+    with pytest.raises(ValueError, match=r"^weight must have shape \(C_out, C_in, k\), "
+                                         r"got \(1, 2\)$"):
+        causal_conv1d(torch.zeros(1, 1, 3, dtype=F64), torch.zeros(1, 2, dtype=F64))
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.conv.conv1d", "seqlearn.conv.conv_transpose1d", "seqlearn.conv.unfold1d",
+        "seqlearn.conv.pad1d", "seqlearn.conv.output_length", "seqlearn.conv.insert_zeros",
+        "seqlearn.conv.causal_conv1d", "seqlearn.conv.max_pool1d", "seqlearn.conv.avg_pool1d",
+        "seqlearn.conv.lp_pool1d", "seqlearn.conv.impulse", "seqlearn.conv.impulse_response")
+@given(seed=seeds, B=sizes, C=sizes, T=st.integers(3, 9), k=st.integers(1, 3),
+       s=st.integers(1, 2), flag=not_bools)
+def test_convolutions_and_pools_equal_torch(seed, B, C, T, k, s, flag):
+    x, w, b = randn(seed, B, C, T), randn(seed + 1, 2, C, k), randn(seed + 2, 2)
+    torch.testing.assert_close(conv.conv1d(x, w, b, stride=s, padding=1),
+                               F.conv1d(x, w, b, stride=s, padding=1))
+    wt = randn(seed + 3, C, 2, k)
+    torch.testing.assert_close(conv.conv_transpose1d(x, wt, b, stride=s),
+                               F.conv_transpose1d(x, wt, b, stride=s))
+    assert conv.unfold1d(x, k, s).shape == (B, C, conv.output_length(T, k, s), k)
+    assert conv.pad1d(x, 1, 2).shape == (B, C, T + 3)
+    assert conv.insert_zeros(x, s).shape == (B, C, (T - 1) * s + 1)
+    torch.testing.assert_close(conv.causal_conv1d(x, w), F.conv1d(F.pad(x, (k - 1, 0)), w))
+    torch.testing.assert_close(conv.max_pool1d(x, k, s), F.max_pool1d(x, k, s))
+    torch.testing.assert_close(conv.avg_pool1d(x, k, s), F.avg_pool1d(x, k, s))
+    torch.testing.assert_close(conv.lp_pool1d(x.abs(), 2, k, s), F.lp_pool1d(x.abs(), 2, k, s))
+    # on signed inputs: the p-norm of every window (torch drops the absolute values)
+    torch.testing.assert_close(conv.lp_pool1d(x, 3, k, s),
+                               torch.linalg.vector_norm(conv.unfold1d(x, k, s), 3, dim=-1))
+    assert conv.impulse(T, T - 1).sum() == 1
+    torch.testing.assert_close(conv.impulse_response(lambda d: conv.causal_conv1d(d, w[:1, :1]), T)[:k],
+                               w[0, 0].flip(0))
+    refuses(conv.insert_zeros, x[..., :0], s)
+    refuses(conv.pad1d, numpy_of(x), 1, 1)
+    refuses(conv.conv1d, numpy_of(x), w)
+    refuses(conv.conv1d, x, w[:, :0] if C > 1 else randn(seed, 2, C + 1, k))
+    refuses(conv.max_pool1d, x, "2" if flag in (0, 1) else flag)
+    refuses(conv.output_length, T, T + 1)

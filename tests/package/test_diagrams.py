@@ -1,3 +1,8 @@
+"""seqlearn.diagrams: every architecture figure at most 8 inches wide, legible at
+phone width, without overlapping labels, with the symbols of its chapter; the numbers
+and masks it shows against the library; alt text and bad input; properties at random
+sizes."""
+
 import base64
 import html
 import itertools
@@ -5,19 +10,23 @@ import re
 
 import matplotlib
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # before pyplot: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, strategies as st
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
-from seqlearn import diagrams  # noqa: E402
-from seqlearn.attention import attention  # noqa: E402
+from properties import covers, not_bools, randn, refuses, seeds
+from seqlearn import diagrams
+from seqlearn.attention import attention
 
 D = diagrams
+
+
 # every diagram with the symbols it must show (substrings of its labels)
 DIAGRAMS = {
     "seq2seq": (D.seq2seq_diagram, [
@@ -59,6 +68,16 @@ DIAGRAMS = {
         "$m^1_i$", "$c^3_i$", "$A^1$", "$C^3$", "$p^2$", "$o^3$", "$u^1$", "$u^4$",
         "question $q$", "$B$", r"\hat a", "u^{K+1}", "A^{k+1} = C^k", "hop 3", "x_i"]),
     "memn2n_1": (lambda: D.memn2n_diagram(hops=1), ["hop 1", "$u^2$"]),
+    "ntm": (D.ntm_diagram, [
+        "controller", "$x_t$", "$r_{t-1}$", "content", "interpolate", "shift", "sharpen",
+        r"$k_t, \beta_t$", "$g_t$", "$s_t$", r"$\gamma_t$", "$w_{t-1}$", "$w_t$",
+        "memory $M_t$", "erase $e_t$, add $a_t$", r"\Sigma_i\, w_t(i)\, M_t(i)",
+        "output $y_t$", "$h_t$"]),
+    "char_lm_teacher": (D.char_lm_diagram, [
+        "input $x_t$", "embedding", "state $h_t$", "softmax", "target $x_{t+1}$", "$E$",
+        "$W_o$", "$h_1$", "$h_4$", "f", "␣", "Teacher forcing"]),
+    "char_lm_sampling": (lambda: D.char_lm_diagram("sampling"), [
+        "input $x_t$", "sample", "$s_1$", "$s_4$", "$h_4$", "f", "own samples"]),
 }
 
 
@@ -176,6 +195,26 @@ def test_memn2n_draws_every_hop(hops):
     assert f"$u^{hops + 1}$" in found and f"hop {hops + 1}" not in found
 
 
+def test_ntm_addresses_in_the_papers_order_and_lines_the_weighting_up_with_memory():
+    fig = D.ntm_diagram()
+    found = {t.get_text(): t.get_position() for t in texts(fig)}
+    steps = ["content", "interpolate", "shift", "sharpen"]
+    xs = [found[s][0] for s in steps]
+    assert xs == sorted(xs) and len({found[s][1] for s in steps}) == 1
+    ax = fig.axes[0]
+    cells = [p for p in ax.patches if isinstance(p, matplotlib.patches.Rectangle)
+             and p.get_gid() == "diagram-box" and p.get_width() < 0.5]
+    assert len(cells) == len(D.NTM_WEIGHTS)
+    memory = [p for p in ax.patches if isinstance(p, matplotlib.patches.Rectangle)
+              and p.get_gid() is None and p.get_facecolor()[:3] == matplotlib.colors.to_rgb(
+                  D.KINDS["encoder"])]
+    assert len(memory) == 3 * len(cells)  # three rows of one word each, drawn as columns
+    assert ({round(p.get_x(), 6) for p in memory} == {round(p.get_x(), 6) for p in cells})
+    # the largest cell is drawn in the brightest colour of the weight map
+    brightest = max(cells, key=lambda p: sum(p.get_facecolor()[:3]))
+    assert cells.index(brightest) == int(np.argmax(D.NTM_WEIGHTS))
+
+
 def numbers(fig: Figure) -> list[float]:
     """The scores and weights printed in a read-out, row by row."""
     return [float(t.get_text()) for t in texts(fig)
@@ -280,3 +319,140 @@ def test_bad_readout_arrays_raise():
     with pytest.raises(ValueError, match="too long to draw legibly"):
         D.attention_readout_diagram(np.ones(2), np.full((3, 2), -123456.7),
                                     np.full((3, 2), -123456.7))
+
+
+def test_char_lm_diagram_feeds_samples_back_only_when_sampling():
+    teacher, sampling = D.char_lm_diagram("teacher"), D.char_lm_diagram("sampling")
+    arrows = [len(f.findobj(matplotlib.patches.FancyArrowPatch))
+              for f in (teacher, sampling)]
+    assert arrows[1] == arrows[0] + 3  # one arrow from each of the first three samples
+    assert "$s_3$" in labels(sampling) and "$s_3$" not in labels(teacher)
+    with pytest.raises(ValueError, match="mode must be 'teacher' or 'sampling'"):
+        D.char_lm_diagram("greedy")
+    with pytest.raises(TypeError, match="mode must be the string"):
+        D.char_lm_diagram(1)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+placements = st.sampled_from(["post", "pre"])
+not_placements = st.sampled_from(["Post", "", "both", None, 1, True])
+
+
+def label_list(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text().strip()]
+
+
+def fits(fig: Figure) -> bool:
+    """At most MAX_WIDTH wide, every label at least 9 pt when shown 380 px wide."""
+    width = fig.get_size_inches()[0]
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text().strip()]
+    return width <= diagrams.MAX_WIDTH and min(sizes) * min(1, 3.8 / width) >= 9
+
+
+@covers("seqlearn.diagrams.attention_readout_diagram")
+@given(seed=seeds, n=st.integers(1, 6), d=st.integers(1, 2), dv=st.integers(1, 2),
+       scaled=st.booleans())
+def test_readout_shows_the_library_attention(seed, n, d, dv, scaled):
+    q, k, v = randn(seed, d), randn(seed + 1, n, d), randn(seed + 2, n, dv)
+    scale = 0.5 + seed % 3 if scaled else None
+    fig = diagrams.attention_readout_diagram(q, k.numpy(), v.tolist(), scale=scale)
+    out, w = attention(q[None], k, v, scale=scale)  # one query
+    shown = [float(t) for t in label_list(fig) if re.fullmatch(r"-?\d+\.\d\d", t)]
+    assert len(shown) == 2 * n  # a score and a weight per key
+    s = 1 / np.sqrt(d) if scale is None else scale
+    np.testing.assert_allclose(shown[0::2], s * (k @ q).numpy(), atol=0.0051)
+    np.testing.assert_allclose(shown[1::2], w[0].numpy(), atol=0.0051)
+    context = "(" + ", ".join(f"{x:.1f}" for x in out[0].tolist()) + ")"
+    assert any(context in t for t in label_list(fig)) and fits(fig)
+    refuses(diagrams.attention_readout_diagram, q, k)
+    refuses(diagrams.attention_readout_diagram, q, randn(seed, n, d + 1), v)
+    refuses(diagrams.attention_readout_diagram, q, k, randn(seed, n + 1, dv))
+    refuses(diagrams.attention_readout_diagram, q, k, v, scale=-1.0)
+    refuses(diagrams.attention_readout_diagram, q.fill_(float("inf")), k, v)
+
+
+@covers("seqlearn.diagrams.mask_diagram")
+@given(T=st.integers(2, 8), data=st.data())
+def test_mask_cells_are_the_chapter_masks(T, data):
+    length = data.draw(st.integers(1, T))
+    causal, padding = diagrams.mask_diagram(T, length).axes
+    for ax, allowed in ((causal, lambda t, i: i <= t),
+                        (padding, lambda t, i: i <= length)):
+        cells = {(round(p.get_y() + 0.5), round(p.get_x() + 0.5)): not p.get_hatch()
+                 for p in ax.patches}  # (query t, key i) -> may attend
+        assert cells == {(t, i): allowed(t, i) for t in range(1, T + 1)
+                         for i in range(1, T + 1)}
+    refuses(diagrams.mask_diagram, T, T + 1)
+    refuses(diagrams.mask_diagram, 9, 1)
+    refuses(diagrams.mask_diagram, T, float(length))
+
+
+@covers("seqlearn.diagrams.memn2n_diagram")
+@given(hops=st.integers(1, diagrams.MAX_HOPS),
+       bad=st.sampled_from([0, -1, 7, 2.0, "3", True]))
+def test_memn2n_has_one_row_per_hop(hops, bad):
+    fig = diagrams.memn2n_diagram(hops)
+    found = label_list(fig)
+    assert sum(t.startswith("hop ") for t in found) == hops
+    assert sum(t.startswith("$m^") for t in found) == hops
+    assert sum(t.startswith("$c^") for t in found) == hops
+    assert f"$u^{hops + 1}$" in found and fits(fig)
+    refuses(diagrams.memn2n_diagram, bad)
+
+
+@covers("seqlearn.diagrams.encoder_layer_diagram",
+        "seqlearn.diagrams.decoder_layer_diagram",
+        "seqlearn.diagrams.transformer_diagram",
+        "seqlearn.diagrams.norm_placement_diagram")
+@given(norm=placements, bad=not_placements,
+       layer=st.sampled_from(["encoder", "decoder"]))
+def test_layers_show_their_sublayers_and_one_layernorm_each(norm, bad, layer):
+    sublayers = 2 if layer == "encoder" else 3
+    make = getattr(diagrams, f"{layer}_layer_diagram")
+    single, whole = make(norm), diagrams.transformer_diagram(norm)
+    found = label_list(single)
+    assert [f"LayerNorm$_{k}$" in found for k in range(1, 5)] == [
+        k <= sublayers for k in range(1, 5)]
+    both = label_list(diagrams.norm_placement_diagram(layer))
+    assert sum(t.startswith("LayerNorm$_") for t in both) == 2 * sublayers
+    norms = sum(t in ("LayerNorm", "add & norm") for t in label_list(whole))
+    assert norms == 5 + (2 if norm == "pre" else 0)  # a pre-norm stack's final norm
+    assert fits(single) and fits(whole)
+    refuses(make, bad)
+    refuses(diagrams.transformer_diagram, bad)
+    refuses(diagrams.norm_placement_diagram, norm)
+
+
+@covers("seqlearn.diagrams.seq2seq_diagram", "seqlearn.diagrams.bahdanau_step_diagram",
+        "seqlearn.diagrams.multi_head_diagram", "seqlearn.diagrams.ntm_diagram")
+@given(which=st.sampled_from(["seq2seq", "bahdanau_step", "multi_head", "ntm"]))
+def test_fixed_diagrams_are_legible_figures(which):
+    fig = getattr(diagrams, f"{which}_diagram")()
+    assert isinstance(fig, Figure) and fits(fig) and len(label_list(fig)) >= 8
+
+
+@covers("seqlearn.diagrams.show", "seqlearn.diagrams.Diagram")
+@given(alt=st.text(min_size=1, max_size=40).filter(str.strip), flag=not_bools)
+def test_show_escapes_any_alt_text(alt, flag):
+    shown = diagrams.show(Figure(figsize=(1, 1)), alt)
+    page = shown._repr_html_()
+    assert f'alt="{html.escape(alt.strip(), quote=True)}"' in page
+    assert page.count("<") == 1 and page.count(">") == 1  # the alt text opens no tag
+    assert shown.png.startswith(b"\x89PNG")
+    assert repr(shown) == f"Diagram({alt.strip()!r})"
+    refuses(diagrams.show, Figure(), flag if not isinstance(flag, str) else " ")
+    refuses(diagrams.show, torch.zeros(2), alt)
+
+
+@covers("seqlearn.diagrams.char_lm_diagram")
+@given(mode=st.sampled_from(["teacher", "sampling"]), bad=st.sampled_from(["", "greedy", 1]))
+def test_char_lm_diagram_draws_four_steps(mode, bad):
+    from matplotlib.text import Text
+
+    fig = diagrams.char_lm_diagram(mode)
+    found = [t.get_text() for t in fig.findobj(Text)]
+    assert all(f"$h_{t}$" in found for t in range(1, 5))
+    assert fig.get_size_inches()[0] <= diagrams.MAX_WIDTH
+    assert ("$s_1$" in found) == (mode == "sampling")
+    refuses(diagrams.char_lm_diagram, bad)

@@ -1,7 +1,14 @@
+"""seqlearn.data.hold: sample-and-hold targets against a brute-force loop; properties at
+random sizes (with the recall data and the seeding helper they draw with)."""
+
+import numpy as np
 import pytest
 import torch
+from hypothesis import given, strategies as st
 
-from seqlearn.data import sample_and_hold
+from properties import covers, not_bools, refuses, seeds
+from seqlearn import data, seeding
+from seqlearn.data import brackets, hold, recall, sample_and_hold
 
 
 def brute_force(x: torch.Tensor) -> torch.Tensor:
@@ -35,3 +42,32 @@ def test_seeded_and_errors():
         sample_and_hold(2, 0, 0.5, torch.Generator())
     with pytest.raises(TypeError, match="torch.Generator"):
         sample_and_hold(2, 3, 0.5, 0)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.data.hold.sample_and_hold", "seqlearn.data.recall.recall_tokens",
+        "seqlearn.data.recall.recall_dataset", "seqlearn.data.recall.recall_batches",
+        "seqlearn.data.recall.recall_vocab_size", "seqlearn.seeding.seed_all")
+@given(seed=seeds, n=st.integers(1, 5), T=st.integers(1, 8), p=st.floats(0, 1), flag=not_bools)
+def test_hold_and_recall_targets_follow_their_definitions(seed, n, T, p, flag):
+    g = seeding.seed_all(seed % 1000)
+    assert isinstance(g, torch.Generator)
+    x, target = hold.sample_and_hold(n, T, p, g)
+    for b in range(n):
+        held = 0.0
+        for t in range(T):
+            held = float(x[b, t, 0]) if x[b, t, 1] else held
+            assert float(target[b, t]) == held
+    rng = np.random.default_rng(seed)
+    tokens, labels = recall.recall_tokens(n, T, rng)
+    assert (tokens[:, 0] == labels).all() and tokens.shape == (n, T + 2)
+    xr, yr = recall.recall_dataset(n, T, rng)
+    assert xr.shape == (n, T + 2, recall.recall_vocab_size())
+    assert recall.recall_batches(2, [T], rng)(0)[0].shape[0] == 2
+    refuses(hold.sample_and_hold, n, T, p, g, write_at_start=flag)
+    refuses(hold.sample_and_hold, n, T, float("nan"), g)
+    refuses(recall.recall_dataset, n, T, rng, onehot=flag)
+    refuses(seeding.seed_all, "0")
+    assert data.balanced_string is brackets.balanced_string

@@ -1,15 +1,19 @@
-"""seqlearn.linear_attention against brute-force loops, the minGRU loop and the scans (float64)."""
+"""seqlearn.linear_attention against brute-force loops, the minGRU loop and the scans
+(float64); the wording of each error; properties at random sizes."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn import linear_attention as la
+from properties import covers, numpy_of, randn, refuses, seeds
+from seqlearn import linear_attention as la, unroll
+from seqlearn.linear_attention import (decay_mask, masked_linear_attention,
+                                       mingru_as_attention)
 from seqlearn.scan import linear_scan
 from seqlearn.unroll import gru_implied_weights, gru_update_loop
+
 
 F64 = torch.float64
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -145,3 +149,75 @@ def test_gates_exactly_zero_and_one_are_accepted_and_exact():
     q = torch.ones(6, 1, dtype=F64)
     out, _ = la.masked_linear_attention(q, 1 - u, c, torch.log(u[:, 0]))
     torch.testing.assert_close(out, h, rtol=0, atol=0)
+
+
+# ------------------------------------------- the exact wording of each validation error
+
+
+# Py: every error names the argument at fault, and the time axis of ``q`` binds that of
+# ``k`` and ``v``.
+
+
+def _qkv(T=3):
+    return (torch.zeros(2, T, 4, dtype=F64), torch.zeros(2, T, 4, dtype=F64),
+            torch.zeros(2, T, 5, dtype=F64))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda q, k, v: masked_linear_attention(q, k.long(), v), TypeError,
+     r"^k must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda q, k, v: masked_linear_attention(q, k, v.long()), TypeError,
+     r"^v must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda q, k, v: masked_linear_attention(q, k[:, :2], v[:, :2]), ValueError,
+     r"^k must have shape \(\.\.\., T=3, dk=4\), got \(2, 2, 4\) \(T as in q\)$"),
+    (lambda q, k, v: masked_linear_attention(q, k.float(), v), TypeError,
+     r"^q and k must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda q, k, v: masked_linear_attention(q, k, v.float()), TypeError,
+     r"^q and v must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda q, k, v: masked_linear_attention(q, k, v, torch.zeros(2, 3)), TypeError,
+     r"^q and log_decay must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda q, k, v: decay_mask(torch.zeros(3, dtype=torch.long)), TypeError,
+     r"^log_decay must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda q, k, v: decay_mask(torch.tensor([0.0, 0.5])), ValueError,
+     r"^log_decay must be <= 0 \(a decay a_t = exp\(log_decay\) in \[0, 1\]\)$"),
+    (lambda q, k, v: mingru_as_attention(torch.full((1, 2, 3), 1.5), torch.zeros(1, 2, 3)),
+     ValueError, r"^u must lie in \[0, 1\] \(keep gates\)$"),
+])
+def test_errors_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(*_qkv())
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.linear_attention.decay_mask",
+        "seqlearn.linear_attention.masked_linear_attention",
+        "seqlearn.linear_attention.recurrent_linear_attention")
+@given(seed=seeds, T=st.integers(1, 8), dk=st.integers(1, 3), dv=st.integers(1, 3),
+       method=st.sampled_from(["sequential", "parallel", "hillis-steele", "blelloch"]))
+def test_masked_form_equals_the_fixed_state_recurrence(seed, T, dk, dv, method):
+    q, k, v = randn(seed, 2, T, dk), randn(seed + 1, 2, T, dk), randn(seed + 2, 2, T, dv)
+    a = torch.sigmoid(randn(seed + 3, 2, T))
+    a[:, 0] = 0.0  # exact zeros are allowed
+    M = la.decay_mask(a.log())
+    for t in range(T):  # M_{t,i} = prod_{j=i+1}^{t} a_j, by products of the gates themselves
+        for i in range(T):
+            want = torch.prod(a[:, i + 1: t + 1], dim=1) if i <= t else torch.zeros(2, dtype=F64)
+            torch.testing.assert_close(M[:, t, i], want, rtol=1e-12, atol=0)
+    out, weights = la.masked_linear_attention(q, k, v, a.log())
+    torch.testing.assert_close(weights, M * (q @ k.transpose(1, 2)))
+    torch.testing.assert_close(la.recurrent_linear_attention(q, k, v, a.log(), method=method),
+                               out, rtol=1e-10, atol=1e-12)
+    refuses(la.masked_linear_attention, numpy_of(q), k, v)
+    refuses(la.decay_mask, -a.log())  # positive log decays: a > 1
+
+
+@covers("seqlearn.linear_attention.mingru_as_attention")
+@given(seed=seeds, T=st.integers(1, 8), H=st.integers(1, 3))
+def test_mingru_is_masked_linear_attention(seed, T, H):
+    u, cand = torch.sigmoid(randn(seed, T, H)), randn(seed + 1, T, H)
+    h, A = la.mingru_as_attention(u, cand)
+    torch.testing.assert_close(h, unroll.gru_update_loop(u, cand))
+    torch.testing.assert_close(A, unroll.gru_implied_weights(u)[0].permute(2, 0, 1))
+    refuses(la.mingru_as_attention, u + 2, cand)

@@ -1,5 +1,6 @@
-"""seqlearn.long_range: the recall batch, both readers against hand-written forward passes, and
-the input-gradient norms against autograd on the whole batch."""
+"""seqlearn.long_range: the recall batch, both readers against hand-written forward
+passes, and the input-gradient norms against autograd on the whole batch; properties at
+random sizes."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from hypothesis import given, strategies as st
 
+from properties import covers, refuses, seeds, sizes
+from seqlearn import long_range
 from seqlearn.long_range import LastStepReader, input_gradient_norms, recall_batch
+
 
 F64 = torch.float64
 
@@ -69,3 +74,26 @@ def test_refuses_bad_input():
         input_gradient_norms(model, torch.zeros(2, 5, dtype=torch.long), torch.zeros(3, dtype=torch.long))
     with pytest.raises(TypeError, match="LastStepReader"):
         input_gradient_norms(torch.nn.Linear(2, 2), None, None)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.long_range.recall_batch", "seqlearn.long_range.LastStepReader",
+        "seqlearn.long_range.input_gradient_norms")
+@given(seed=seeds, B=sizes, T=sizes, vocab=st.integers(2, 5), kind=st.sampled_from(["rnn", "attention"]))
+def test_recall_readers_and_input_gradients(seed, B, T, vocab, kind):
+    tokens, target = long_range.recall_batch(B, T, vocab, torch.Generator().manual_seed(seed))
+    assert torch.equal(target, tokens[:, 0])
+    torch.manual_seed(seed)
+    model = long_range.LastStepReader(kind, vocab, 3, T, hidden=4).double()
+    logits = model(tokens)
+    assert logits.shape == (B, vocab)
+    e = model.embed(tokens).detach().requires_grad_(True)  # reference: autograd per position
+    torch.nn.functional.cross_entropy(model(tokens, e), target, reduction="sum").backward()
+    torch.testing.assert_close(long_range.input_gradient_norms(model, tokens, target),
+                               e.grad.norm(dim=-1).mean(0))
+    refuses(long_range.recall_batch, B, T, vocab, seed)
+    refuses(long_range.LastStepReader, kind.upper(), vocab, 3, T)
+    refuses(model, tokens[:, :0] if T > 1 else tokens.float())
+    refuses(long_range.input_gradient_norms, model, tokens, target + vocab)

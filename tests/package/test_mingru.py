@@ -1,14 +1,19 @@
-"""seqlearn.mingru: the log-space scan against the loop, minGRU and minLSTM against their equations."""
+"""seqlearn.mingru: the log-space scan against the loop, minGRU and minLSTM against
+their equations; the wording of each error; properties at random sizes; closed gates."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn import mingru
+from properties import covers, randn, refuses, seeds
+from seqlearn import mingru, scan
+from seqlearn.mingru import MinGRU, MinLSTM, log_positive_candidate, log_space_scan
 from seqlearn.scan import linear_scan
+
 
 F64 = torch.float64
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -136,3 +141,92 @@ def test_errors_name_what_is_wrong():
         mingru.positive_candidate(torch.ones(2, dtype=torch.long))
     with pytest.raises(TypeError, match="floating"):
         mingru.log_positive_candidate(torch.ones(2, dtype=torch.long))
+
+
+# ---------------- the wording of each validation error and the scan method MinLSTM runs
+
+
+# Py: every error names the argument at fault, and ``MinLSTM.forward`` hands its
+# ``method`` to the scan (all methods agree to rounding, so only a spy can tell them
+# apart).
+
+
+Z = torch.zeros(1, 2, 3, dtype=F64)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: log_positive_candidate(torch.zeros(2, dtype=torch.long)), TypeError,
+     r"^y must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda: log_space_scan(Z, Z.long()), TypeError,
+     r"^log_b must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda: log_space_scan(Z, Z.float()), TypeError,
+     r"^log_a and log_b must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda: log_space_scan(Z, Z, torch.zeros(1, 3)), TypeError,
+     r"^log_a and log_h0 must have the same dtype, got torch\.float64 and torch\.float32$"),
+    (lambda: MinGRU(3, 2)(Z.long()), TypeError,
+     r"^x must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda: MinGRU(3, 2)(Z), TypeError,
+     r"^x and the module's parameters must have the same dtype, got torch\.float64 and "
+     r"torch\.float32$"),
+    (lambda: MinGRU(3.0, 2), TypeError, r"^input_size must be an int, got float$"),
+])
+def test_errors_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+@pytest.mark.parametrize("method", ["parallel", "blelloch"])
+def test_minlstm_hands_its_method_to_the_scan(monkeypatch, method):
+    seen = []
+    real = mingru.linear_scan
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("method", "sequential"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mingru, "linear_scan", spy)
+    torch.manual_seed(0)
+    m = MinLSTM(3, 2).double()
+    x = torch.randn(1, 4, 3, dtype=F64)
+    h = m(x, method=method)
+    assert seen == [method]
+    torch.testing.assert_close(h, m(x, method="log"), rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.mingru.MinGRU", "seqlearn.mingru.MinLSTM", "seqlearn.mingru.log_space_scan",
+        "seqlearn.mingru.positive_candidate", "seqlearn.mingru.log_positive_candidate")
+@given(seed=seeds, T=st.integers(1, 12), scale=st.sampled_from([0.1, 1.0, 5.0]),
+       cls=st.sampled_from([mingru.MinGRU, mingru.MinLSTM]))
+def test_log_space_layers_equal_their_loops(seed, T, scale, cls):
+    torch.manual_seed(seed)
+    layer = cls(2, 3).double()
+    x = scale * randn(seed, 2, T, 2)
+    want = layer(x, method="sequential")
+    torch.testing.assert_close(layer(x), want, rtol=1e-10, atol=1e-12)
+    assert bool((want > 0).all())  # positive candidates and gates: positive states
+    y = scale * randn(seed + 1, 5)
+    torch.testing.assert_close(mingru.log_positive_candidate(y),
+                               mingru.positive_candidate(y).log())
+    refuses(layer, x.float())
+    refuses(mingru.log_space_scan, x, x[..., :1])
+
+
+# ---------------------------- edge cases: sizes 0, reduced precision, non-finite values
+
+
+def test_log_space_scan_with_closed_gates_equals_the_loop():
+    gen = torch.Generator().manual_seed(3)
+    a = torch.rand(2, 6, 3, generator=gen, dtype=F64)
+    a[0, 2, 1] = a[1, 0, :] = a[1, 5, 0] = 0.0  # closed gates: log a = -inf
+    b = torch.rand(2, 6, 3, generator=gen, dtype=F64) + 0.1
+    h0 = torch.rand(2, 3, generator=gen, dtype=F64) + 0.1
+    log_a, log_b = a.log().requires_grad_(), b.log().requires_grad_()
+    out = mingru.log_space_scan(log_a, log_b, h0.log()).exp()
+    torch.testing.assert_close(out, scan.linear_scan(a, b, h0), rtol=1e-12, atol=0)
+    out.sum().backward()
+    assert bool(log_a.grad.isfinite().all()) and bool(log_b.grad.isfinite().all())
+    with pytest.raises(ValueError, match="log_a must be below"):
+        mingru.log_space_scan(torch.full((1, 2, 1), math.inf), torch.zeros(1, 2, 1))

@@ -1,35 +1,26 @@
-"""seqlearn.seq2seq against per-example loops of the equations with torch.nn layers (float64)."""
+"""seqlearn.seq2seq against per-example loops of the equations with torch.nn layers
+(float64); copies, defaults and the wording of each error; properties at random sizes.
+(Its loss and exact match are tested in test_losses.py, its training loop in
+test_train.py.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from torch import nn
 
-from seqlearn import gated
-from seqlearn.data import Seq2SeqBatch, Vocab, seq2seq_batch, string_pairs
-from seqlearn.seq2seq import (INITS, SCORES, Seq2Seq, exact_match, fit_seq2seq,
-                              greedy_exact_match, masked_cross_entropy)
+from properties import covers, not_bools, refuses, seeds
+from seqlearn import gated, losses, seq2seq, train
+from seqlearn.data import Seq2SeqBatch, strings, vocab
+from seqlearn.losses import masked_cross_entropy
+from seqlearn.seq2seq import INITS, SCORES, Seq2Seq, greedy_exact_match
+from toy_seq2seq import SRC, TGT, toy_batch, toy_model
+
 
 F64 = torch.float64
-SRC, TGT = Vocab("abcde"), Vocab("xyz")
 SETTINGS = settings(max_examples=6, deadline=None)
-
-
-def _model(score, bidirectional=True, init="learned", seed=0, hidden=4) -> Seq2Seq:
-    torch.manual_seed(seed)
-    return Seq2Seq(SRC, TGT, hidden, score=score, bidirectional=bidirectional, init=init,
-                   embedding=3).double()
-
-
-def _batch(seed: int, B: int = 3, **widths) -> Seq2SeqBatch:
-    rng = np.random.default_rng(seed)
-    pairs = [("".join(rng.choice(list("abcde"), rng.integers(1, 6))),
-              "".join(rng.choice(list("xyz"), rng.integers(0, 5)))) for _ in range(B)]
-    return seq2seq_batch(pairs, SRC, TGT, **widths)
 
 
 def _gru(module: nn.GRU, reverse: bool = False) -> nn.GRUCell:
@@ -87,8 +78,8 @@ def _reference(model: Seq2Seq, batch: Seq2SeqBatch) -> tuple[torch.Tensor, torch
 @given(st.sampled_from([None, *SCORES]), st.booleans(), st.sampled_from(INITS),
        st.integers(0, 2**16))
 def test_forward_equals_the_per_example_loop(score, bidirectional, init, seed):
-    model = _model(score, bidirectional, init, seed)
-    batch = _batch(seed, src_width=7)  # extra source padding must be ignored
+    model = toy_model(score, bidirectional, init, seed)
+    batch = toy_batch(seed, src_width=7)  # extra source padding must be ignored
     logits, weights = model(batch.src, batch.src_lengths, batch.tgt_in)
     ref_logits, ref_weights = _reference(model, batch)
     torch.testing.assert_close(logits, ref_logits, rtol=1e-10, atol=1e-10)
@@ -103,9 +94,9 @@ def test_forward_equals_the_per_example_loop(score, bidirectional, init, seed):
 @given(st.sampled_from([None, "additive", "location", "dot"]), st.booleans(),
        st.integers(0, 2**16), st.integers(0, 3), st.integers(0, 3))
 def test_padding_changes_neither_loss_nor_gradient(score, bidirectional, seed, more_src, more_tgt):
-    model = _model(score, bidirectional, seed=seed)
-    tight = _batch(seed)
-    wide = _batch(seed, src_width=tight.src.shape[1] + more_src,
+    model = toy_model(score, bidirectional, seed=seed)
+    tight = toy_batch(seed)
+    wide = toy_batch(seed, src_width=tight.src.shape[1] + more_src,
                   tgt_width=tight.tgt_in.shape[1] + more_tgt)
     grads = []
     for batch in (tight, wide):
@@ -121,10 +112,10 @@ def test_padding_changes_neither_loss_nor_gradient(score, bidirectional, seed, m
 
 @pytest.mark.parametrize("score", [None, "general"])
 def test_seqlearn_layers_give_the_same_model(score):
-    model = _model(score, seed=3)
+    model = toy_model(score, seed=3)
     twin = model.to_seqlearn()
     assert isinstance(twin.encoder_fwd, gated.GRU) and isinstance(twin.decoder, gated.GRU)
-    batch = _batch(4, B=4, src_width=6)
+    batch = toy_batch(4, B=4, src_width=6)
     for a, b in zip(model(batch.src, batch.src_lengths, batch.tgt_in),
                     twin(batch.src, batch.src_lengths, batch.tgt_in)):
         if a is None:
@@ -135,8 +126,8 @@ def test_seqlearn_layers_give_the_same_model(score):
 
 @pytest.mark.parametrize("score", [None, "scaled_dot"])
 def test_greedy_decode_feeds_back_its_own_argmax(score):
-    model = _model(score, seed=5)
-    batch = _batch(6, B=5)
+    model = toy_model(score, seed=5)
+    batch = toy_batch(6, B=5)
     tokens, weights = model.greedy_decode(batch.src, batch.src_lengths, 6)
     assert tokens.dtype == torch.long and tokens.shape[0] == 5 and tokens.shape[1] <= 6
     tgt_in = torch.cat([torch.full((5, 1), TGT.bos), tokens[:, :-1]], 1)
@@ -154,42 +145,9 @@ def test_greedy_decode_feeds_back_its_own_argmax(score):
         assert bool((tokens == TGT.eos).any(1).all())
 
 
-def test_masked_cross_entropy_equals_a_loop():
-    g = torch.Generator().manual_seed(0)
-    logits = torch.randn(3, 4, 5, dtype=F64, generator=g)
-    target = torch.randint(0, 5, (3, 4), generator=g)
-    mask = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 0, 0]], dtype=torch.bool)
-    terms = [-torch.log_softmax(logits[b, t], -1)[target[b, t]]
-             for b in range(3) for t in range(4) if mask[b, t]]
-    torch.testing.assert_close(masked_cross_entropy(logits, target, mask),
-                               torch.stack(terms).mean())
-    logits[~mask] = float("nan")  # padded logits never reach the loss
-    assert torch.isfinite(masked_cross_entropy(logits, target, mask))
-    with pytest.raises(TypeError, match="bool"):
-        masked_cross_entropy(logits, target, mask.long())
-    with pytest.raises(ValueError, match="at least one token"):
-        masked_cross_entropy(logits, target, torch.zeros_like(mask))
-    with pytest.raises(ValueError, match="ids in"):
-        masked_cross_entropy(logits, target + 5, mask)
-    with pytest.raises(ValueError, match="shape"):
-        masked_cross_entropy(logits, target[:, :3], mask)
-
-
-def test_exact_match_cuts_at_the_first_eos():
-    eos = 2
-    target = torch.tensor([[5, 6, 2, 0], [5, 2, 0, 0], [5, 6, 7, 2], [4, 2, 0, 0]])
-    tokens = torch.tensor([[5, 6, 2], [5, 2, 9], [5, 6, 7], [4, 3, 2]])
-    assert exact_match(tokens, target, eos).tolist() == [True, True, False, False]
-    assert exact_match(target, target, eos).all()
-    with pytest.raises(TypeError, match="LongTensor"):
-        exact_match(tokens.int(), target, eos)
-    with pytest.raises(ValueError, match="shape"):
-        exact_match(tokens[:2], target, eos)
-
-
 def test_inputs_are_validated():
-    model = _model("additive")
-    batch = _batch(0)
+    model = toy_model("additive")
+    batch = toy_batch(0)
     src, lengths, tgt_in = batch.src, batch.src_lengths, batch.tgt_in
     with pytest.raises(TypeError, match="LongTensor"):
         model(src.int(), lengths, tgt_in)
@@ -224,36 +182,126 @@ def test_inputs_are_validated():
         loc(src, lengths.clamp(max=2), tgt_in.long())
 
 
-def test_training_learns_to_reverse_short_strings():
+# --------------------------------------- copies, defaults and the wording of each error
+
+
+def test_to_seqlearn_leaves_the_original_model_alone():
+    model = toy_model(score="additive")
+    twin = model.to_seqlearn()
+    for name in ("encoder_fwd", "encoder_bwd", "decoder"):
+        assert type(getattr(model, name)) is nn.GRU
+        assert type(getattr(twin, name)) is gated.GRU
+    assert twin.src_embed.weight is not model.src_embed.weight  # a copy, not shared
+    with torch.no_grad():
+        twin.src_embed.weight.add_(1.0)
+    assert not torch.equal(twin.src_embed.weight, model.src_embed.weight)
+
+
+def test_defaults():
+    model = toy_model()
+    assert model.bidirectional and model.init == "learned" and model.score is None
+    assert model.max_src_len == 64 and model.src_embed.embedding_dim == 3
+    assert Seq2Seq(SRC, TGT, 6).src_embed.embedding_dim == 6  # embedding defaults to hidden
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda m, b: greedy_exact_match("model", b), TypeError,
+     r"^model must be a Seq2Seq, got str$"),
+    (lambda m, b: greedy_exact_match(m, tuple(b)), TypeError,
+     r"^batch must be a Seq2SeqBatch, got tuple$"),
+    (lambda m, b: Seq2Seq("abc", TGT, 4), TypeError,
+     r"^src_vocab must be an int \(the vocabulary's size\) or a seqlearn\.data\.Vocab, got str$"),
+    (lambda m, b: Seq2Seq(SRC, "xyz", 4), TypeError,
+     r"^tgt_vocab must be an int \(the vocabulary's size\) or a seqlearn\.data\.Vocab, got str$"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 0), ValueError, r"^hidden must be positive"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 5), ValueError,
+     r"^hidden must be even with bidirectional=True \(hidden // 2 per direction\), got 5$"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 4, init="random"), ValueError,
+     r"^init must be one of \('zero', 'parameter', 'mean', 'last', 'learned'\), "
+     r"got 'random'$"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 4, score="cosine"), ValueError,
+     r"^score must be None, an nn\.Module or one of \('dot', "),
+    (lambda m, b: Seq2Seq(SRC, TGT, 4, embedding=0), ValueError, r"^embedding must be positive"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 4, max_src_len=0), ValueError,
+     r"^max_src_len must be positive"),
+    (lambda m, b: Seq2Seq(SRC, TGT, 4, bidirectional=1), TypeError,
+     r"^bidirectional must be a bool"),
+    (lambda m, b: m(b.src, b.src_lengths.tolist(), b.tgt_in), TypeError,
+     r"^src_lengths must be a torch\.Tensor, got list$"),
+    (lambda m, b: m(b.src, b.src_lengths.bool(), b.tgt_in), TypeError,
+     r"^src_lengths must be an integer tensor, got dtype torch\.bool$"),
+    (lambda m, b: m(b.src, b.src_lengths.double(), b.tgt_in), TypeError,
+     r"^src_lengths must be an integer tensor, got dtype torch\.float64$"),
+    (lambda m, b: m(b.src, b.src_lengths[:2], b.tgt_in), ValueError,
+     r"^src_lengths must have shape \(B=3\)"),
+    (lambda m, b: m(b.src, b.src_lengths * 0, b.tgt_in), ValueError,
+     r"^src_lengths must lie in \[1, S=\d+\], got \[0, 0, 0\]$"),
+    (lambda m, b: m(b.src, b.src_lengths, b.tgt_in[:1]), ValueError,
+     r"^tgt_in must have shape \(B=3, T\)"),
+    (lambda m, b: m(b.src, b.src_lengths, b.tgt_in + 6), ValueError,
+     r"^tgt_in must hold ids in \[0, 6\)"),
+    (lambda m, b: m.greedy_decode(b.src, b.src_lengths, 0), ValueError,
+     r"^max_len must be positive"),
+])
+def test_seq2seq_error_messages(call, error, match):
+    model, batch = toy_model(score="dot"), toy_batch()
+    with pytest.raises(error, match=match):
+        call(model, batch)
+
+
+def test_location_score_accepts_exactly_max_src_len_positions():
     torch.manual_seed(0)
-    v = Vocab("abc")
-    rng = np.random.default_rng(0)
-    model = Seq2Seq(v, v, 16, score="additive", embedding=8)
-    losses = fit_seq2seq(model, lambda step: seq2seq_batch(
-        string_pairs(32, rng, min_len=2, max_len=2, alphabet="abc"), v, v), 40, lr=2e-2)
-    assert np.mean(losses[-5:]) < 0.3 * np.mean(losses[:5])
-    test = seq2seq_batch(string_pairs(50, np.random.default_rng(1), min_len=2, max_len=2,
-                                      alphabet="abc"), v, v)
-    assert float(greedy_exact_match(model, test).float().mean()) > 0.9
-    with pytest.raises(TypeError, match="callable"):
-        fit_seq2seq(model, None, 1)
-    with pytest.raises(ValueError, match="positive"):
-        fit_seq2seq(model, lambda s: test, 1, lr=0.0)
-    with pytest.raises(TypeError, match="Seq2SeqBatch"):
-        fit_seq2seq(model, lambda s: tuple(test), 1)
+    model = Seq2Seq(SRC, TGT, 4, score="location", max_src_len=3).double()
+    src = torch.tensor([[3, 4, 5], [3, 4, 0]])
+    logits, weights = model(src, torch.tensor([3, 2]), torch.tensor([[1, 3], [1, 4]]))
+    assert logits.shape == (2, 2, len(TGT)) and weights.shape == (2, 2, 3)
+    with pytest.raises(ValueError, match=r"^src has S=4 positions, more than max_src_len=3 of "
+                                         r"the location score$"):
+        model(torch.tensor([[3, 4, 5, 6]]), torch.tensor([4]), torch.tensor([[1]]))
 
 
-def test_decay_is_linear_to_zero(monkeypatch):
-    model = _model(None)
-    batch = _batch(0)
-    seen = []
-    real_step = torch.optim.Adam.step
+# ---------------------------------------------- properties at random sizes (hypothesis)
 
-    def spy(self, *args, **kwargs):
-        seen.append(self.param_groups[0]["lr"])
-        return real_step(self, *args, **kwargs)
 
-    monkeypatch.setattr(torch.optim.Adam, "step", spy)
-    fit_seq2seq(model, lambda s: batch, 4, lr=0.1, decay=True)
-    fit_seq2seq(model, lambda s: batch, 2, lr=0.1)
-    np.testing.assert_allclose(seen, [0.1, 0.075, 0.05, 0.025, 0.1, 0.1])
+SRC4, TGT2 = vocab.Vocab("abcd"), vocab.Vocab("ab")
+
+
+@covers("seqlearn.seq2seq.Seq2Seq", "seqlearn.losses.masked_cross_entropy",
+        "seqlearn.losses.exact_match", "seqlearn.seq2seq.greedy_exact_match",
+        "seqlearn.train.fit_seq2seq")
+@given(seed=seeds, score=st.sampled_from([None, *seq2seq.SCORES]),
+       init=st.sampled_from(seq2seq.INITS), flag=not_bools)
+def test_seq2seq_shapes_masks_and_loss(seed, score, init, flag):
+    torch.manual_seed(seed % 1000)
+    rng = np.random.default_rng(seed)
+    model = seq2seq.Seq2Seq(SRC4, TGT2, 4, score=score, init=init, embedding=2).double()
+    pairs = [(s, t[: 1 + i % 2]) for i, (s, t) in
+             enumerate(strings.string_pairs(3, rng, min_len=1, max_len=4, alphabet="ab"))]
+    batch = vocab.seq2seq_batch(pairs, SRC4, TGT2)
+    logits, weights = model(batch.src, batch.src_lengths, batch.tgt_in)
+    B, S = batch.src.shape
+    assert logits.shape == (B, batch.tgt_in.shape[1], len(TGT2))
+    if score is None:
+        assert weights is None
+    else:  # each row is a distribution over the real source positions only
+        torch.testing.assert_close(weights.sum(-1), torch.ones(B, weights.shape[1], dtype=weights.dtype))
+        assert bool((weights.masked_select(~batch.src_mask[:, None, :]) == 0).all())
+    loss = losses.masked_cross_entropy(logits, batch.tgt_out, batch.tgt_mask)
+    ref = torch.nn.functional.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(),
+                                            ignore_index=TGT2.pad)  # torch's padding-aware mean
+    torch.testing.assert_close(loss, ref)
+    ok = seq2seq.greedy_exact_match(model, batch)
+    tokens, _ = model.greedy_decode(batch.src, batch.src_lengths, batch.tgt_out.shape[1])
+    assert ok.tolist() == [TGT2.decode(tokens[b][: (tokens[b] == TGT2.eos).nonzero()[0, 0] + 1])
+                           == t if bool((tokens[b] == TGT2.eos).any()) else False
+                           for b, (_, t) in enumerate(pairs)]
+    assert bool(losses.exact_match(batch.tgt_out, batch.tgt_out, TGT2.eos).all())
+    trace = train.fit_seq2seq(model, lambda step: batch, 1)
+    assert len(trace) == 1 and np.isfinite(trace[0])
+    refuses(seq2seq.Seq2Seq, SRC4, TGT2, 4, bidirectional=flag)
+    refuses(model, batch.src.float(), batch.src_lengths, batch.tgt_in)
+    refuses(model, batch.src, batch.src_lengths + S, batch.tgt_in)
+    refuses(seq2seq.masked_cross_entropy, logits, batch.tgt_out, batch.tgt_mask.long())
+    refuses(train.fit_seq2seq, model, lambda step: batch, 1, lr=-1.0)
+    refuses(train.fit_seq2seq, model, lambda step: batch, 1, decay=flag)
+    refuses(train.fit_seq2seq, model, lambda step: batch.src, 1)

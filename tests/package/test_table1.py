@@ -1,5 +1,6 @@
-"""seqlearn.table1: each layer type against its torch definition, and the measured columns of
-Table 1 against their closed forms at small lengths."""
+"""seqlearn.table1: each layer type against its torch definition, and the measured
+columns of Table 1 against their closed forms at small lengths; properties at random
+sizes."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, strategies as st
 from torch.utils.flop_counter import FlopCounterMode
 
+from properties import F64, covers, randn, refuses, seeds
+from seqlearn import complexity, table1
 from seqlearn.attention import attention
-from seqlearn.complexity import graph_depth, loglog_slope, max_path_length, sequential_steps
+from seqlearn.complexity import (graph_depth, loglog_slope, max_path_length,
+                                 sequential_steps)
 from seqlearn.table1 import KINDS, PAPER, PAPER_ROW, dependency_patterns, layer
 
 
@@ -91,3 +96,29 @@ def test_refuses_unknown_kinds_and_sizes():
         dependency_patterns("recurrent", 4, d=2.0)
     with pytest.raises(ValueError, match="T must be positive"):
         dependency_patterns("self-attention", 0)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.table1.layer", "seqlearn.table1.dependency_patterns")
+@given(seed=seeds, T=st.integers(1, 7), d=st.integers(1, 3), kernel=st.integers(2, 4),
+       kind=st.sampled_from(table1.KINDS))
+def test_table1_layers_and_their_path_lengths(seed, T, d, kernel, kind):
+    torch.manual_seed(seed)
+    x = randn(seed, 2, T, d)
+    y = table1.layer(kind, d, kernel=kernel, radius=1, dtype=F64)(x)
+    assert y.shape == x.shape
+    if kind != "recurrent":  # reference: the same layer applied to each sequence alone
+        f = table1.layer(kind, d, kernel=kernel, radius=1, dtype=F64)
+        torch.testing.assert_close(f(x), torch.cat([f(x[:1]), f(x[1:])]))
+    layers, within, causal = table1.dependency_patterns(kind, T, d=d, kernel=kernel, radius=1,
+                                                        seed=seed)
+    steps, longest = complexity.max_path_length(layers, within=within, causal=causal)
+    want = {"self-attention": 1, "recurrent": T, "restricted self-attention": T - 1,
+            "convolutional": math.ceil((T - 1) / (kernel - 1)),
+            "dilated convolutional": next(L for L in range(T + 1) if kernel ** L >= T)}[kind]
+    assert longest == max(1, want)
+    refuses(table1.layer, kind.upper(), d)
+    refuses(table1.layer, kind, d, kernel=1)
+    refuses(table1.dependency_patterns, kind, T, d=0)

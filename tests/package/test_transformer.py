@@ -1,255 +1,29 @@
-"""seqlearn.transformer.sinusoidal_positional_encoding: formula, properties, validation."""
+"""seqlearn.transformer: the model against torch's layers with one-hot embeddings,
+padding, greedy decoding against teacher forcing, weight tying, the loss and exact-
+match helpers; defaults, boundaries and the wording of each error; properties at
+random sizes."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from seqlearn.transformer import sinusoidal_positional_encoding
-
-TIGHT = dict(rtol=1e-12, atol=1e-12)
-
-
-def pe_loop(T, d, base=10000.0):
-    """PE[t, 2k] = sin(t / base^(2k/d)), PE[t, 2k+1] = cos(t / base^(2k/d)), one entry at a time."""
-    pe = torch.zeros(T, d, dtype=torch.float64)
-    for t in range(T):
-        for col in range(d):
-            k = col // 2
-            angle = t / base ** (2 * k / d)
-            pe[t, col] = math.sin(angle) if col % 2 == 0 else math.cos(angle)
-    return pe
-
-
-@settings(max_examples=25, deadline=None)
-@given(T=st.integers(1, 20), d=st.integers(1, 16), base=st.sampled_from([10000.0, 100.0, 2.0]))
-def test_formula_equals_loop_for_even_and_odd_d(T, d, base):
-    pe = sinusoidal_positional_encoding(T, d, base=base, dtype=torch.float64)
-    torch.testing.assert_close(pe, pe_loop(T, d, base), **TIGHT)
-
-
-def test_matches_the_annotated_transformer_recipe():
-    T, d = 50, 16  # exp(-log(10000) 2k / d) is how many implementations write omega_k
-    omega = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * -(math.log(10000.0) / d))
-    t = torch.arange(T, dtype=torch.float64)[:, None]
-    ref = torch.stack([torch.sin(t * omega), torch.cos(t * omega)], dim=-1).reshape(T, d)
-    torch.testing.assert_close(sinusoidal_positional_encoding(T, d, dtype=torch.float64), ref, **TIGHT)
-
-
-def test_first_row_and_range():
-    pe = sinusoidal_positional_encoding(100, 10, dtype=torch.float64)
-    torch.testing.assert_close(pe[0], torch.tensor([0.0, 1.0] * 5, dtype=torch.float64), **TIGHT)
-    assert bool((pe.abs() <= 1).all())
-    # every pair (sin, cos) lies on the unit circle
-    torch.testing.assert_close(pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2, torch.ones(100, 5, dtype=torch.float64), **TIGHT)
-
-
-@pytest.mark.parametrize("shift", [1, 3, 17])
-def test_shift_is_a_rotation_of_each_frequency_pair(shift):
-    T, d = 60, 12
-    pe = sinusoidal_positional_encoding(T, d, dtype=torch.float64)
-    omega = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
-    c, s = torch.cos(omega * shift), torch.sin(omega * shift)
-    # [sin(w(t+s)), cos(w(t+s))] = [[cos ws, sin ws], [-sin ws, cos ws]] [sin wt, cos wt]
-    M = torch.zeros(d, d, dtype=torch.float64)  # block diagonal, the same for every t
-    M[0::2, 0::2] = torch.diag(c)
-    M[0::2, 1::2] = torch.diag(s)
-    M[1::2, 0::2] = torch.diag(-s)
-    M[1::2, 1::2] = torch.diag(c)
-    torch.testing.assert_close(pe[shift:], pe[:-shift] @ M.T, **TIGHT)
-    torch.testing.assert_close(M @ M.T, torch.eye(d, dtype=torch.float64), **TIGHT)  # orthogonal
-
-
-def test_dot_product_depends_only_on_the_offset():
-    pe = sinusoidal_positional_encoding(40, 8, dtype=torch.float64)
-    gram = pe @ pe.T  # (T, T): PE_t . PE_u = sum_k cos(omega_k (t - u))
-    for offset in range(-5, 6):
-        diagonal = torch.diagonal(gram, offset)
-        torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), **TIGHT)
-
-
-def test_dtype_and_device():
-    assert sinusoidal_positional_encoding(3, 4).dtype == torch.get_default_dtype()
-    assert sinusoidal_positional_encoding(3, 4, dtype=torch.float64).dtype == torch.float64
-    assert sinusoidal_positional_encoding(3, 5).shape == (3, 5)
-
-
-@pytest.mark.parametrize("args, kwargs, error, match", [
-    ((0, 4), {}, ValueError, "T must be positive"),
-    ((3, 0), {}, ValueError, "d must be positive"),
-    ((3.0, 4), {}, TypeError, "T must be an int"),
-    ((3, True), {}, TypeError, "d must be an int"),
-    ((3, 4), {"base": 1.0}, ValueError, "base must be a number > 1"),
-])
-def test_validation(args, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        sinusoidal_positional_encoding(*args, **kwargs)
-
-
-# --------------------------------------------------------------------------- layers and model
-
-import numpy as np
+from hypothesis import given, strategies as st
 from torch import nn
 
+from properties import covers, not_bools, refuses, seeds
+from seqlearn import transformer
 from seqlearn.data import Vocab, seq2seq_batch
-from seqlearn.seq2seq import exact_match, masked_cross_entropy
-from seqlearn.transformer import (DecoderLayer, EncoderLayer, FeedForward, LayerNorm,
-                                  Transformer, decoded_exact_match, transformer_loss)
-from seqlearn.warmup import adam_moments, fit_scheduled, linear_warmup_rate, noam_rate
+from seqlearn.losses import exact_match, masked_cross_entropy
+from seqlearn.transformer import (Transformer, decoded_exact_match,
+                                  sinusoidal_positional_encoding, transformer_loss)
+from tensors import randomise
 
+
+TIGHT = dict(rtol=1e-12, atol=1e-12)
 F64 = torch.float64
-
-
-def _randomise(module: nn.Module, seed: int) -> nn.Module:
-    """Non-trivial values for every parameter (LayerNorm gains/biases included)."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=g, dtype=p.dtype) * 0.5)
-    return module
-
-
-def _mask(lengths, S):
-    return torch.arange(S) < torch.tensor(lengths)[:, None]  # (B, S)
-
-
-@settings(max_examples=10, deadline=None)
-@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3), d=st.integers(1, 9),
-       eps=st.sampled_from([1e-5, 1e-3, 0.5]), seed=st.integers(0, 10_000))
-def test_layernorm_equals_torch(shape, d, eps, seed):
-    ref = _randomise(nn.LayerNorm(d, eps=eps, dtype=F64), seed)
-    ours = LayerNorm.from_torch(ref)
-    x = torch.randn(*shape, d, dtype=F64, generator=torch.Generator().manual_seed(seed)) * 3 + 2
-    torch.testing.assert_close(ours(x), ref(x), **TIGHT)
-    x.requires_grad_(True)
-    g_ours = torch.autograd.grad(ours(x).pow(2).sum(), x)[0]
-    g_ref = torch.autograd.grad(ref(x).pow(2).sum(), x)[0]
-    torch.testing.assert_close(g_ours, g_ref, rtol=1e-10, atol=1e-10)
-
-
-def test_layernorm_defaults_and_affine_free_torch():
-    fresh = LayerNorm(6)
-    assert fresh.eps == 1e-5 and torch.equal(fresh.weight, torch.ones(6))
-    x = torch.randn(4, 6, dtype=F64)
-    ref = nn.LayerNorm(6, elementwise_affine=False, dtype=F64)
-    torch.testing.assert_close(LayerNorm.from_torch(ref).double()(x), ref(x), **TIGHT)
-    nobias = _randomise(nn.LayerNorm(6, bias=False, dtype=F64), 3)
-    torch.testing.assert_close(LayerNorm.from_torch(nobias)(x), nobias(x), **TIGHT)
-    y = LayerNorm(6).double()(x)  # per row: mean 0, biased variance 1 (up to eps)
-    torch.testing.assert_close(y.mean(-1), torch.zeros(4, dtype=F64), atol=1e-12, rtol=0)
-    torch.testing.assert_close(y.var(-1, correction=0), torch.ones(4, dtype=F64),
-                               atol=1e-4, rtol=0)
-
-
-def test_layernorm_validation():
-    ln = LayerNorm(4)
-    with pytest.raises(ValueError, match=r"x must have shape \(\.\.\., d=4\)"):
-        ln(torch.randn(2, 3))
-    with pytest.raises(TypeError, match="same dtype"):
-        ln(torch.randn(2, 4, dtype=F64))
-    with pytest.raises(TypeError, match="x must be a torch.Tensor"):
-        ln(np.zeros((2, 4)))
-    with pytest.raises(ValueError, match="eps must be positive"):
-        LayerNorm(4, eps=0.0)
-    with pytest.raises(TypeError, match="torch.nn.LayerNorm"):
-        LayerNorm.from_torch(nn.Linear(2, 2))
-    with pytest.raises(ValueError, match="one \\(the last\\) axis"):
-        LayerNorm.from_torch(nn.LayerNorm([2, 3]))
-
-
-@pytest.mark.parametrize("activation", ["relu", "gelu"])
-def test_feed_forward_is_the_two_layer_mlp(activation):
-    torch.manual_seed(0)
-    ff = FeedForward(5, 7, activation).double()
-    x = torch.randn(2, 3, 5, dtype=F64)
-    phi = torch.relu if activation == "relu" else nn.functional.gelu
-    want = phi(x @ ff.linear1.weight.T + ff.linear1.bias) @ ff.linear2.weight.T + ff.linear2.bias
-    torch.testing.assert_close(ff(x), want, **TIGHT)
-    for t in range(3):  # position-wise: each position alone gives the same output
-        torch.testing.assert_close(ff(x[:, t]), ff(x)[:, t], **TIGHT)
-    with pytest.raises(ValueError, match="activation must be one of"):
-        FeedForward(5, 7, "tanh")
-
-
-@pytest.mark.parametrize("norm_first", [False, True])
-@pytest.mark.parametrize("activation", ["relu", "gelu"])
-def test_encoder_layer_equals_torch(norm_first, activation):
-    torch.manual_seed(1)
-    ref = nn.TransformerEncoderLayer(8, 2, 12, dropout=0.0, activation=activation,
-                                     batch_first=True, norm_first=norm_first, dtype=F64)
-    _randomise(ref, 1)
-    ours = EncoderLayer.from_torch(ref)
-    assert ours.norm_first is norm_first
-    x = torch.randn(3, 6, 8, dtype=F64)
-    mask = _mask([6, 4, 1], 6)
-    torch.testing.assert_close(ours(x, mask=mask), ref(x, src_key_padding_mask=~mask), **TIGHT)
-    torch.testing.assert_close(ours(x), ref(x), **TIGHT)
-    w = ours.self_weights  # the last call had no mask: every row sums to 1
-    assert w.shape == (3, 2, 6, 6)
-    ours(x, mask=mask)
-    assert bool((ours.self_weights[1, :, :, 4:] == 0).all())  # padded keys get weight 0
-
-
-@pytest.mark.parametrize("norm_first", [False, True])
-def test_decoder_layer_equals_torch(norm_first):
-    torch.manual_seed(2)
-    ref = nn.TransformerDecoderLayer(8, 4, 16, dropout=0.0, batch_first=True,
-                                     norm_first=norm_first, dtype=F64)
-    _randomise(ref, 2)
-    ours = DecoderLayer.from_torch(ref)
-    y, memory = torch.randn(3, 5, 8, dtype=F64), torch.randn(3, 7, 8, dtype=F64)
-    mask = _mask([7, 3, 5], 7)
-    causal = nn.Transformer.generate_square_subsequent_mask(5, dtype=F64)
-    want = ref(y, memory, tgt_mask=causal, tgt_is_causal=True, memory_key_padding_mask=~mask)
-    torch.testing.assert_close(ours(y, memory, memory_mask=mask), want, **TIGHT)
-    assert ours.self_weights.shape == (3, 4, 5, 5) and ours.cross_weights.shape == (3, 4, 5, 7)
-    assert bool((ours.self_weights.triu(1) == 0).all())  # causal
-    assert bool((ours.cross_weights[1, ..., 3:] == 0).all())  # padded memory
-
-
-@pytest.mark.parametrize("norm_first", [False, True])
-def test_decoder_output_at_t_ignores_later_inputs(norm_first):
-    torch.manual_seed(3)
-    layer = DecoderLayer(8, 2, 8, norm_first=norm_first).double()
-    y, memory = torch.randn(2, 6, 8, dtype=F64), torch.randn(2, 4, 8, dtype=F64)
-    changed = y.clone()
-    changed[:, 3:] = torch.randn(2, 3, 8, dtype=F64)
-    torch.testing.assert_close(layer(changed, memory)[:, :3], layer(y, memory)[:, :3], **TIGHT)
-
-
-def test_layer_validation():
-    enc, dec = EncoderLayer(4, 2, 8), DecoderLayer(4, 2, 8)
-    x = torch.randn(2, 3, 4)
-    with pytest.raises(ValueError, match=r"x must have shape \(B, S, d=4\)"):
-        enc(torch.randn(2, 3, 5))
-    with pytest.raises(TypeError, match="mask must be a bool tensor"):
-        enc(x, mask=torch.ones(2, 3))
-    with pytest.raises(ValueError, match=r"mask must have shape \(B=2, S=3\)"):
-        enc(x, mask=torch.ones(2, 4, dtype=torch.bool))
-    with pytest.raises(ValueError, match="at least one token in every row"):
-        enc(x, mask=_mask([3, 0], 3))
-    with pytest.raises(ValueError, match=r"memory must have shape \(B=2, S, d=4\)"):
-        dec(x, torch.randn(3, 3, 4))
-    with pytest.raises(TypeError, match="norm_first must be a bool"):
-        EncoderLayer(4, 2, 8, norm_first=1)
-    with pytest.raises(ValueError, match="divisible"):
-        DecoderLayer(6, 4, 8)
-    with pytest.raises(TypeError, match="TransformerEncoderLayer"):
-        EncoderLayer.from_torch(nn.TransformerDecoderLayer(4, 2, 8, batch_first=True))
-    with pytest.raises(TypeError, match="TransformerDecoderLayer"):
-        DecoderLayer.from_torch(nn.TransformerEncoderLayer(4, 2, 8, batch_first=True))
-    with pytest.raises(ValueError, match="batch_first=True"):
-        EncoderLayer.from_torch(nn.TransformerEncoderLayer(4, 2, 8))
-    with pytest.raises(ValueError, match="only relu and gelu"):
-        EncoderLayer.from_torch(nn.TransformerEncoderLayer(4, 2, 8, batch_first=True,
-                                                           activation=torch.tanh))
-    with pytest.raises(ValueError, match="bias=False"):
-        DecoderLayer.from_torch(nn.TransformerDecoderLayer(4, 2, 8, batch_first=True,
-                                                           bias=False))
 
 
 def _reference_logits(model: Transformer, src, tgt_in, src_mask, norm_first):
@@ -312,7 +86,7 @@ def _pairs(seed, n=4):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_transformer_equals_torch_layers_with_one_hot_embeddings(norm_first):
     torch.manual_seed(4)
-    model = _randomise(Transformer(SRC_V, TGT_V, 8, 2, 2, 16, norm_first=norm_first,
+    model = randomise(Transformer(SRC_V, TGT_V, 8, 2, 2, 16, norm_first=norm_first,
                                    max_len=20), 4).double()
     batch = seq2seq_batch(_pairs(4), SRC_V, TGT_V)
     logits = model(batch.src, batch.tgt_in, src_mask=batch.src_mask)
@@ -343,7 +117,7 @@ def test_source_padding_changes_nothing():
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_greedy_decoding_agrees_with_teacher_forcing(norm_first):
     torch.manual_seed(6)
-    model = _randomise(Transformer(SRC_V, TGT_V, 8, 2, 2, 16, norm_first=norm_first), 6)
+    model = randomise(Transformer(SRC_V, TGT_V, 8, 2, 2, 16, norm_first=norm_first), 6)
     model = model.double()
     batch = seq2seq_batch(_pairs(6, 8), SRC_V, TGT_V)
     tokens = model.greedy_decode(batch.src, 7, TGT_V.bos, TGT_V.eos, src_mask=batch.src_mask)
@@ -414,84 +188,123 @@ def test_transformer_validation():
         transformer_loss(model, (src, tgt))
 
 
-# --------------------------------------------------------------------------- warm-up
+# ------------------ defaults, boundaries and the exact wording of each validation error
 
 
-def test_noam_rate_is_the_papers_formula():
-    d, w = 512, 4000
-    for step in (1, 10, 3999, 4000, 4001, 100_000):
-        want = d ** -0.5 * min(step ** -0.5, step * w ** -1.5)
-        assert noam_rate(step, d, w) == pytest.approx(want, rel=1e-15)
-    rates = [noam_rate(n, d, w) for n in range(1, 10_000)]
-    assert int(np.argmax(rates)) + 1 == w  # the peak is at step w
-    assert noam_rate(4000, 512, 4000, factor=2.0) == pytest.approx(2 * (512 * 4000) ** -0.5)
-    with pytest.raises(ValueError, match="step must be positive"):
-        noam_rate(0, d, w)
+# Py (the pre-norm / post-norm structure is checked there, against torch layers).
 
 
-def test_linear_warmup_rate():
-    steps, w = 10, 4
-    rates = [linear_warmup_rate(k, steps, w) for k in range(steps)]
-    assert rates[:4] == pytest.approx([0.25, 0.5, 0.75, 1.0])
-    assert rates[4] == pytest.approx(1.0) and rates[-1] == pytest.approx(1 / 6)
-    assert [linear_warmup_rate(k, steps, 0) for k in range(steps)] == pytest.approx(
-        [1 - k / steps for k in range(steps)])  # w = 0: the decay of seqlearn.train.fit
-    with pytest.raises(ValueError, match="step must be at most 9"):
-        linear_warmup_rate(10, steps, w)
-    with pytest.raises(ValueError, match="warmup must be at most 9"):
-        linear_warmup_rate(0, steps, 10)
+LONG = dict(dtype=torch.long)
 
 
-def test_fit_scheduled_uses_the_schedule_and_learns():
-    torch.manual_seed(8)
-    model = nn.Linear(3, 1).double()
-    x = torch.randn(32, 3, dtype=F64)
-    y = x @ torch.tensor([[1.0], [-2.0], [0.5]], dtype=F64)
-    seen = []
-
-    def loss(m, batch):
-        return (m(batch[0]) - batch[1]).pow(2).mean()
-
-    def schedule(k):
-        seen.append(k)
-        return linear_warmup_rate(k, 200, 10)
-
-    losses = fit_scheduled(model, lambda k: (x, y), 200, loss=loss, lr=0.05, schedule=schedule)
-    assert seen == list(range(200)) and len(losses) == 200
-    assert losses[-1] < 1e-3 * losses[0]
-    # Adam's first update is lr * sign(gradient) in every coordinate, whatever its size
-    model = nn.Linear(3, 1).double()
-    before = [p.detach().clone() for p in model.parameters()]
-    fit_scheduled(model, lambda k: (x, y), 1, loss=loss, lr=1e-3, clip=None)
-    for p, p0 in zip(model.parameters(), before):
-        torch.testing.assert_close((p - p0).abs(), torch.full_like(p, 1e-3), rtol=1e-6, atol=0)
-    with pytest.raises(TypeError, match="schedule must be callable"):
-        fit_scheduled(model, lambda k: (x, y), 1, loss=loss, lr=0.1, schedule=0.5)
-    with pytest.raises(ValueError, match="lr must be positive"):
-        fit_scheduled(model, lambda k: (x, y), 1, loss=loss, lr=0.0)
-    with pytest.raises(ValueError, match="warm up longer"):
-        fit_scheduled(model, lambda k: (x * float("nan"), y), 1, loss=loss, lr=0.1)
+def test_defaults():
+    torch.manual_seed(0)
+    model = Transformer(5, 7, 4, 2, 1, 8)
+    assert model.max_len == 512 and model.pe.shape == (512, 4)
+    assert model.norm_first is False and model.encoder_norm is None
+    assert model.out.weight is not model.tgt_embed.weight  # tie_weights=False
+    torch.manual_seed(0)
+    same = Transformer(5, 7, 4, 2, 1, 8, norm_first=False, max_len=512, tie_weights=False,
+                       embedding_std=0.5)
+    for (name, a), (_, b) in zip(model.state_dict().items(), same.state_dict().items()):
+        assert torch.equal(a, b), name
+    torch.testing.assert_close(model.pe, sinusoidal_positional_encoding(512, 4))
 
 
-@pytest.mark.parametrize("betas", [(0.9, 0.999), (0.9, 0.98), (0.0, 0.5)])
-def test_adam_moments_replay_torch_adam(betas):
-    torch.manual_seed(9)
-    grads = torch.randn(3, 6, 5, dtype=F64) * torch.logspace(-4, 1, 5, dtype=F64)  # (runs, N, P)
-    rate, step = adam_moments(grads, betas=betas, eps=1e-8)
-    assert rate.shape == step.shape == grads.shape
-    for r in range(3):  # reference: torch.optim.Adam at lr 1, fed the same gradients
-        theta = torch.zeros(5, dtype=F64, requires_grad=True)
-        adam = torch.optim.Adam([theta], lr=1.0, betas=betas, eps=1e-8)
-        for n in range(6):
-            before = theta.detach().clone()
-            theta.grad = grads[r, n].clone()
-            adam.step()
-            torch.testing.assert_close(before - theta.detach(), step[r, n], rtol=1e-10,
-                                       atol=1e-14)
-    torch.testing.assert_close(step[:, 0], grads[:, 0].sign() * (1 - 1e-8 * rate[:, 0]))
-    with pytest.raises(ValueError, match="betas"):
-        adam_moments(grads, betas=(1.0, 0.9))
-    with pytest.raises(ValueError, match="eps"):
-        adam_moments(grads, eps=0.0)
-    with pytest.raises(ValueError, match="grads"):
-        adam_moments(grads[0, 0])
+def test_embedding_std_sets_the_spread_of_both_embeddings():
+    torch.manual_seed(0)
+    model = Transformer(300, 400, 64, 2, 1, 8, embedding_std=2.0)
+    for embedding in (model.src_embed, model.tgt_embed):
+        assert abs(float(embedding.weight.detach().std()) - 2.0) < 0.05
+
+
+def test_sequences_of_exactly_max_len_positions_are_accepted():
+    torch.manual_seed(0)
+    model = Transformer(5, 7, 4, 2, 1, 8, max_len=6).double()
+    logits = model(torch.ones(2, 6, **LONG), torch.ones(2, 6, **LONG))
+    assert logits.shape == (2, 6, 7)
+    with pytest.raises(ValueError, match=r"^src has 7 positions, more than max_len=6$"):
+        model(torch.ones(2, 7, **LONG), torch.ones(2, 6, **LONG))
+    with pytest.raises(ValueError, match=r"^tgt_in has 7 positions, more than max_len=6$"):
+        model(torch.ones(2, 6, **LONG), torch.ones(2, 7, **LONG))
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(src_vocab=0), ValueError, r"^src_vocab must be positive"),
+    (dict(tgt_vocab=0), ValueError, r"^tgt_vocab must be positive"),
+    (dict(tgt_vocab=2.0), TypeError, r"^tgt_vocab must be an int"),
+    (dict(d_model=0), ValueError, r"^d_model must be positive"),
+    (dict(num_layers=0), ValueError, r"^num_layers must be positive"),
+    (dict(num_layers=1.0), TypeError, r"^num_layers must be an int"),
+    (dict(max_len=0), ValueError, r"^max_len must be positive"),
+    (dict(norm_first=1), TypeError, r"^norm_first must be a bool, got int 1$"),
+    (dict(tie_weights="yes"), TypeError, r"^tie_weights must be a bool"),
+    (dict(embedding_std=0.0), ValueError, r"^embedding_std must be positive, got 0\.0$"),
+    (dict(embedding_std=-1.0), ValueError, r"^embedding_std must be positive"),
+    (dict(embedding_std="1"), TypeError, r"^embedding_std must be a real number"),
+])
+def test_constructor_error_messages(kwargs, error, match):
+    args = dict(src_vocab=5, tgt_vocab=7, d_model=4, num_heads=2, num_layers=1, d_ff=8)
+    with pytest.raises(error, match=match):
+        Transformer(**{**args, **kwargs})
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda m, src, tgt: m(src, tgt + 7), ValueError, r"^tgt_in must hold ids in \[0, 7\)"),
+    (lambda m, src, tgt: m(src, tgt.int()), TypeError, r"^tgt_in must be a LongTensor"),
+    (lambda m, src, tgt: m(src + 5, tgt), ValueError, r"^src must hold ids in \[0, 5\)"),
+    (lambda m, src, tgt: m(src, tgt, src_mask=torch.zeros(2, 4, dtype=torch.bool)), ValueError,
+     r"^src_mask must mark at least one token in every row$"),
+    (lambda m, src, tgt: m.attention_maps(), ValueError,
+     r"^no attention maps yet: run the model forward first$"),
+    (lambda m, src, tgt: transformer_loss(m, (src, tgt)), TypeError,
+     r"^batch must be a Seq2SeqBatch, got tuple$"),
+    (lambda m, src, tgt: m.greedy_decode(src, 3, 1, 2, pad=7), ValueError,
+     r"^pad must be at most 6"),
+    (lambda m, src, tgt: m.greedy_decode(src, 3, -1, 2), ValueError, r"^bos must be at least 0"),
+    (lambda m, src, tgt: m.greedy_decode(src, 0, 1, 2), ValueError, r"^max_len must be positive"),
+])
+def test_forward_error_messages(call, error, match):
+    torch.manual_seed(0)
+    model = Transformer(5, 7, 4, 2, 1, 8, max_len=6)
+    with pytest.raises(error, match=match):
+        call(model, torch.ones(2, 4, **LONG), torch.ones(2, 3, **LONG))
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+SRC, TGT = Vocab("abcd"), Vocab("xy")
+
+
+@covers("seqlearn.transformer.Transformer", "seqlearn.transformer.transformer_loss",
+        "seqlearn.transformer.decoded_exact_match")
+@given(seed=seeds, n=st.integers(1, 4), norm_first=st.booleans(), tie=st.booleans(),
+       flag=not_bools)
+def test_transformer_greedy_output_is_its_own_teacher_forced_argmax(seed, n, norm_first, tie,
+                                                                    flag):
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = transformer.Transformer(SRC, TGT, 4, 2, 1, 6, norm_first=norm_first,
+                                    max_len=12, tie_weights=tie).double()
+    pairs = [("".join(rng.choice(list("abcd"), rng.integers(1, 5))),
+              "".join(rng.choice(list("xy"), rng.integers(0, 4)))) for _ in range(n)]
+    batch = seq2seq_batch(pairs, SRC, TGT)
+    tokens = model.greedy_decode(batch.src, 6, TGT.bos, TGT.eos, src_mask=batch.src_mask)
+    fed = torch.cat([torch.full((n, 1), TGT.bos), tokens[:, :-1]], 1)
+    argmax = model(batch.src, fed, src_mask=batch.src_mask).argmax(-1)  # (n, L)
+    done = ((tokens == TGT.eos).long().cumsum(1) - (tokens == TGT.eos).long()) > 0
+    assert torch.equal(argmax[~done], tokens[~done])  # up to and with each row's <eos>
+    assert bool((tokens[done] == TGT.pad).all())
+    loss = transformer.transformer_loss(model, batch)
+    assert math.isfinite(loss.item()) and loss.item() > 0
+    assert torch.equal(transformer.decoded_exact_match(model, batch, TGT),
+                       exact_match(model.greedy_decode(batch.src, batch.tgt_out.shape[1],
+                                                       TGT.bos, TGT.eos,
+                                                       src_mask=batch.src_mask),
+                                   batch.tgt_out, TGT.eos))
+    refuses(transformer.Transformer, SRC, TGT, 4, 2, 1, 6, norm_first=flag)
+    refuses(transformer.Transformer, SRC, TGT, 4, 3, 1, 6)  # 4 not divisible by 3 heads
+    refuses(model, batch.src.double(), batch.tgt_in)
+    refuses(model.greedy_decode, batch.src, 12, TGT.bos, TGT.eos)  # max_len - 1 = 11 at most
+    refuses(transformer.decoded_exact_match, model, batch, "xy")

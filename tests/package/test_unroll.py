@@ -1,16 +1,20 @@
-"""seqlearn.unroll: the unrolled GRU update against the loop, sympy, and torch.nn.GRU (float64)."""
+"""seqlearn.unroll: the unrolled GRU update against the loop, sympy, and torch.nn.GRU
+(float64); devices and the wording of each error; properties at random sizes."""
 
 from __future__ import annotations
 
 import pytest
 import sympy
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+from torch import nn
 
+from properties import covers, numpy_of, randn, refuses, seeds, sizes
+from seqlearn import unroll
 from seqlearn.gated import GRU
-from seqlearn.unroll import (apply_implied_weights, gru_gates, gru_implied_weights, gru_update_loop,
-                             notes_printed_weights)
+from seqlearn.unroll import (apply_implied_weights, gru_gates, gru_implied_weights,
+                             gru_update_loop, notes_printed_weights)
+
 
 F64 = torch.float64
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -168,3 +172,85 @@ def test_gru_gates_checks_h0_dtype():
     gru = GRU(2, 3)
     with pytest.raises(TypeError, match="h0 and the GRU's weights must have the same dtype"):
         gru_gates(gru, torch.randn(1, 4, 2), torch.zeros(1, 3, dtype=torch.float64))
+
+
+# ------------------------------- devices and the exact wording of each validation error
+
+
+# Py. Devices are checked with PyTorch's data-less ``meta`` device, so no GPU is needed:
+# a mask built on the CPU cannot be combined with meta gates.
+
+
+def test_gru_implied_weights_stay_on_the_device_of_u():
+    alpha, beta = gru_implied_weights(torch.zeros(2, 3, 4, device="meta"))
+    assert (alpha.device.type, tuple(alpha.shape)) == ("meta", (2, 3, 3, 4))
+    assert (beta.device.type, tuple(beta.shape)) == ("meta", (2, 3, 4))
+
+
+def _weights(T=3, H=2):
+    u = torch.full((1, T, H), 0.5, dtype=F64)
+    alpha, beta = gru_implied_weights(u)
+    return alpha, beta, torch.zeros(1, T, H, dtype=F64)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda a, b, h: apply_implied_weights(a, b, h.long()), TypeError,
+     r"^h_tilde must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda a, b, h: apply_implied_weights(a, b, h[0, 0]), ValueError,
+     r"^h_tilde must have shape \(\.\.\., T, H\), got \(2,\)$"),
+    (lambda a, b, h: apply_implied_weights(a, b[..., :1], h), ValueError,
+     r"^beta must have shape \(1, 3, 2\), got \(1, 3, 1\) \(h_tilde has shape \(1, 3, 2\)\)$"),
+    (lambda a, b, h: apply_implied_weights(a, b.float(), h), TypeError,
+     r"^beta and h_tilde must have the same dtype, got torch\.float32 and torch\.float64$"),
+    (lambda a, b, h: apply_implied_weights(a, b, h, torch.zeros(1, 2)), TypeError,
+     r"^h0 and h_tilde must have the same dtype, got torch\.float32 and torch\.float64$"),
+    (lambda a, b, h: gru_gates(GRU(2, 3), torch.zeros(1, 4, 2, dtype=torch.long)), TypeError,
+     r"^x must be a floating-point tensor, got dtype torch\.int64$"),
+    (lambda a, b, h: gru_gates(GRU(2, 3), torch.zeros(1, 4, 2, dtype=F64)), TypeError,
+     r"^x and the GRU's weights must have the same dtype, got torch\.float64 and "
+     r"torch\.float32$"),
+])
+def test_errors_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call(*_weights())
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.unroll.gru_implied_weights", "seqlearn.unroll.apply_implied_weights",
+        "seqlearn.unroll.gru_update_loop", "seqlearn.unroll.gru_gates")
+@given(seed=seeds, B=sizes, T=sizes, H=sizes)
+def test_unrolled_gru_equals_the_update_loop(seed, B, T, H):
+    u, cand, h0 = torch.sigmoid(randn(seed, B, T, H)), randn(seed + 1, B, T, H), randn(seed, B, H)
+    alpha, beta = unroll.gru_implied_weights(u)
+    h = unroll.gru_update_loop(u, cand, h0)
+    torch.testing.assert_close(unroll.apply_implied_weights(alpha, beta, cand, h0), h)
+    assert unroll.notes_printed_weights(u).shape == alpha.shape
+    torch.manual_seed(seed)
+    gru = nn.GRU(H, H, batch_first=True, dtype=F64)
+    gates, cands, states = unroll.gru_gates(gru, cand)
+    torch.testing.assert_close(states, gru(cand)[0])
+    torch.testing.assert_close(unroll.gru_update_loop(gates, cands), states)
+    refuses(unroll.gru_implied_weights, numpy_of(u))
+    refuses(unroll.gru_update_loop, u, cand[..., None])
+    refuses(unroll.gru_gates, gru, numpy_of(cand))
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.unroll.notes_printed_weights")
+@given(seed=seeds, T=st.integers(1, 6), H=st.integers(1, 3))
+def test_notes_printed_weights_follow_the_printed_formula(seed, T, H):
+    u = torch.sigmoid(randn(seed, T, H))
+    printed = unroll.notes_printed_weights(u)
+    for t in range(T):  # 0-based: prod_{j<=t-i} u_j * prod_{k<i} (1 - u_k)
+        for i in range(T):
+            want = (torch.prod(u[: t - i + 1], 0) * torch.prod(1 - u[:i], 0) if i <= t
+                    else torch.zeros(H, dtype=F64))
+            torch.testing.assert_close(printed[t, i], want)
+    # wrong already at t = 1 (index 0) unless u_1 = 1/2: u_1 instead of 1 - u_1
+    alpha = unroll.gru_implied_weights(u)[0]
+    torch.testing.assert_close(printed[0, 0] - alpha[0, 0], 2 * u[0] - 1)
+    refuses(unroll.notes_printed_weights, numpy_of(u))

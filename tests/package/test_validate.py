@@ -1,9 +1,15 @@
+"""seqlearn.validate: each check returns what it promises and names the argument,
+expected and actual in its error; properties at random sizes."""
+
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, strategies as st
 
-from seqlearn.seeding import seed_all
-from seqlearn.validate import check_finite, check_floating, check_same_dtype, check_shape
+from properties import covers, not_bools, not_reals, numpy_of, randn, refuses, seeds
+from seqlearn import validate as v
+from seqlearn.validate import (check_finite, check_floating, check_same_dtype,
+                               check_shape)
 
 
 def test_check_shape_returns_named_sizes():
@@ -69,26 +75,95 @@ def test_check_finite():
         check_finite(np.array([np.inf]), "x")
 
 
-def test_seed_all_is_reproducible():
-    g1 = seed_all(3)
-    a = torch.randn(4), np.random.rand(), torch.randn(2, generator=g1)
-    g2 = seed_all(3)
-    b = torch.randn(4), np.random.rand(), torch.randn(2, generator=g2)
-    torch.testing.assert_close(a[0], b[0])
-    assert a[1] == b[1]
-    torch.testing.assert_close(a[2], b[2])
-    with pytest.raises(TypeError):
-        seed_all(1.5)
+# ---------------------------------------------- properties at random sizes (hypothesis)
 
 
-def test_seed_all_pins_the_thread_count():
-    before = torch.get_num_threads()
-    try:
-        seed_all(0, threads=1)
-        assert torch.get_num_threads() == 1
-        seed_all(0, threads=None)
-        assert torch.get_num_threads() == 1
-        with pytest.raises(ValueError, match="threads"):
-            seed_all(0, threads=0)
-    finally:
-        torch.set_num_threads(before)
+shapes = st.lists(st.integers(0, 4), min_size=1, max_size=4)
+
+
+@covers("seqlearn.validate.check_shape", "seqlearn.validate.check_nonempty")
+@given(shape=shapes, extra=st.integers(1, 3))
+def test_check_shape_binds_names_and_repeated_sizes(shape, extra):
+    x = torch.zeros(*shape)
+    spec = " ".join(f"d{i}" for i in range(len(shape)))
+    assert v.check_shape(x, "x", spec) == {f"d{i}": s for i, s in enumerate(shape)}
+    assert v.check_shape(x, "x", "... " + spec)["..."] == ()
+    refuses(v.check_shape, x, "x", spec + " extra")
+    refuses(v.check_shape, x.tolist(), "x", spec)
+    square = torch.zeros(shape[0], shape[0] + extra)
+    refuses(v.check_shape, square, "x", "H H")
+    assert v.check_shape(torch.zeros(shape[0], shape[0]), "x", "H H") == {"H": shape[0]}
+    if 0 in shape:
+        refuses(v.check_nonempty, x, "x", spec, spec)
+    else:
+        assert v.check_nonempty(x, "x", spec, spec)
+
+
+@covers("seqlearn.validate.check_floating", "seqlearn.validate.check_tensor",
+        "seqlearn.validate.check_same_dtype", "seqlearn.validate.check_finite")
+@given(seed=seeds, bad=st.sampled_from([float("nan"), float("inf")]))
+def test_dtype_type_and_finiteness_checks(seed, bad):
+    x = randn(seed, 3)
+    v.check_floating(x, "x")
+    v.check_floating(numpy_of(x), "x")
+    assert v.check_tensor(x, "x") is x
+    refuses(v.check_tensor, numpy_of(x), "x")
+    refuses(v.check_tensor, x.long(), "x")
+    refuses(v.check_floating, x.long(), "x")
+    v.check_same_dtype("a", x, "b", x)
+    refuses(v.check_same_dtype, "a", x, "b", x.float())
+    v.check_finite(x, "x")
+    y = x.clone()
+    y[0] = bad
+    refuses(v.check_finite, y, "y")
+    refuses(v.check_finite, [1.0], "y")
+
+
+@covers("seqlearn.validate.check_int", "seqlearn.validate.check_bool",
+        "seqlearn.validate.check_real", "seqlearn.validate.check_rng")
+@given(n=st.integers(-5, 5), flag=not_bools, real=not_reals, r=st.floats(allow_nan=True))
+def test_scalar_checks(n, flag, real, r):
+    if n >= 1:
+        assert v.check_int(n, "n") == n
+    else:
+        refuses(v.check_int, n, "n")
+    refuses(v.check_int, True, "n")
+    refuses(v.check_int, 3, "n", 1, 2)
+    assert v.check_bool(True, "f") is True and v.check_bool(np.bool_(False), "f") is False
+    refuses(v.check_bool, flag, "f")
+    refuses(v.check_real, real, "r")
+    if np.isfinite(r):
+        assert v.check_real(r, "r") == r
+        if r <= 0:
+            refuses(v.check_real, r, "r", positive=True)
+    else:
+        refuses(v.check_real, r, "r")
+    assert isinstance(v.check_rng(np.random.default_rng(n + 5)), np.random.Generator)
+    refuses(v.check_rng, n)
+
+
+@covers("seqlearn.validate.check_tokens")
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), vocab=st.integers(1, 9),
+       seed=seeds)
+def test_check_tokens_accepts_ids_below_the_vocabulary_size_only(shape, vocab, seed):
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, vocab, shape, generator=gen)
+    spec = " ".join(f"d{i}" for i in range(len(shape)))
+    assert v.check_tokens(ids, "ids", spec, vocab) == {f"d{i}": s for i, s in enumerate(shape)}
+    too_big, negative = ids.clone(), ids.clone()
+    too_big.view(-1)[seed % ids.numel()] = vocab
+    negative.view(-1)[seed % ids.numel()] = -1
+    for bad in (too_big, negative, ids[..., :0], ids.unsqueeze(0)):
+        assert "ids" in str(refuses(v.check_tokens, bad, "ids", spec, vocab))
+    for wrong in (ids.int(), ids.double(), ids.tolist()):
+        refuses(v.check_tokens, wrong, "ids", spec, vocab)
+
+
+@covers("seqlearn.validate.check_float_dtype")
+@given(dtype=st.sampled_from([torch.float16, torch.bfloat16, torch.float32, torch.float64]),
+       bad=st.sampled_from([torch.int64, torch.bool, torch.uint8, None, "float64", float,
+                            np.float64]))
+def test_check_float_dtype_accepts_floating_torch_dtypes_only(dtype, bad):
+    assert v.check_float_dtype(dtype, "dtype") is dtype
+    error = refuses(v.check_float_dtype, bad, "dtype")
+    assert isinstance(error, TypeError) and str(error).startswith("dtype must be a floating")

@@ -1,14 +1,19 @@
-"""seqlearn.data.vocab: the vocabulary, padded batches and teacher-forcing batches."""
+"""seqlearn.data.vocab: the vocabulary, padded batches and teacher-forcing batches;
+every model takes a vocabulary or its size; properties at random sizes (with the date
+and string pairs the batches are made of)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from seqlearn.data import PaddedBatch, Seq2SeqBatch, Vocab, pad_batch, seq2seq_batch
+from properties import covers, refuses, seeds
+from seqlearn import memory, seq2seq, transformer
+from seqlearn.data import (PaddedBatch, Seq2SeqBatch, Vocab, dates, pad_batch,
+                           seq2seq_batch, strings, vocab, vocab_size)
+
 
 words = st.text(alphabet="abcxyz", min_size=0, max_size=8)
 
@@ -102,3 +107,83 @@ def test_seq2seq_batch_shifts_the_target_by_one():
         seq2seq_batch([], src_v, tgt_v)
     with pytest.raises(ValueError, match="source, target"):
         seq2seq_batch([("a", "x", "y")], src_v, tgt_v)
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+@covers("seqlearn.data.vocab.vocab_size")
+@given(tokens=st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=8),
+       minimum=st.integers(0, 12), bad=st.sampled_from([True, 2.5, "7", None, [1, 2]]))
+def test_vocab_size_is_the_length_of_a_vocab_or_the_int_itself(tokens, minimum, bad):
+    vocab = Vocab(tokens)
+    size = len(tokens) + 3  # the three specials come first
+    if size >= minimum:
+        assert vocab_size(vocab, "v", minimum) == size == vocab_size(size, "v", minimum)
+        assert vocab_size(np.int64(size), "v", minimum) == size
+    else:
+        assert "v must" in str(refuses(vocab_size, vocab, "v", minimum))
+        assert "v must" in str(refuses(vocab_size, size, "v", minimum))
+    assert "v must be an int (the vocabulary's size) or a" in str(refuses(vocab_size, bad, "v"))
+
+
+# ---------------------------------------------- properties at random sizes (hypothesis)
+
+
+SRC, TGT = vocab.Vocab("abcd"), vocab.Vocab("ab")
+
+
+@covers("seqlearn.data.vocab.Vocab", "seqlearn.data.vocab.PaddedBatch",
+        "seqlearn.data.vocab.pad_batch", "seqlearn.data.vocab.Seq2SeqBatch",
+        "seqlearn.data.vocab.seq2seq_batch", "seqlearn.data.strings.string_pairs",
+        "seqlearn.data.dates.date_pairs")
+@given(seed=seeds, n=st.integers(1, 5), lo=st.integers(1, 4), span=st.integers(0, 3),
+       extra=st.integers(0, 2))
+def test_pairs_encode_pad_and_decode_back(seed, n, lo, span, extra):
+    rng = np.random.default_rng(seed)
+    pairs = strings.string_pairs(n, rng, min_len=lo, max_len=lo + span, alphabet="abcd")
+    assert all(t == s[::-1] and lo <= len(s) <= lo + span for s, t in pairs)
+    batch = vocab.seq2seq_batch(pairs, SRC, SRC, src_width=lo + span + extra)
+    assert isinstance(batch, vocab.Seq2SeqBatch)
+    for b, (s, t) in enumerate(pairs):  # the loop reference: row b is the pair, then padding
+        assert SRC.decode(batch.src[b]) == s and SRC.decode(batch.tgt_out[b]) == t
+        assert batch.tgt_in[b, 0] == SRC.bos and batch.tgt_out[b, len(t)] == SRC.eos
+        assert int(batch.src_mask[b].sum()) == int(batch.src_lengths[b]) == len(s)
+    padded = vocab.pad_batch([SRC.encode(s) for s, _ in pairs], SRC.pad)
+    assert isinstance(padded, vocab.PaddedBatch)
+    assert torch.equal(padded.tokens, batch.src[:, : padded.tokens.shape[1]])
+    for source, target in dates.date_pairs(n, rng):
+        assert len(target) == 10 and target[4] == target[7] == "-"
+    refuses(vocab.Vocab, "abca")
+    refuses(SRC.encode, "abz")
+    refuses(vocab.pad_batch, [], 0)
+    refuses(vocab.seq2seq_batch, pairs, "abcd", SRC)
+    refuses(strings.string_pairs, n, rng, min_len=lo + 1, max_len=lo)
+    refuses(dates.date_pairs, 0, rng)
+    refuses(dates.date_pairs, n, rng, formats=["nope"])
+
+
+# ------------------------------------------- every model takes a vocabulary or its size
+
+
+def test_every_model_takes_a_vocabulary_or_its_size():
+    chars = Vocab("abcd")  # 7 ids
+    for make in (
+        lambda v: seq2seq.Seq2Seq(v, v, 4, score="dot"),
+        lambda v: transformer.Transformer(v, v, 4, 2, 1, 8),
+        lambda v: memory.MemN2N(v, 4, 1),
+    ):
+        torch.manual_seed(0)
+        by_vocab = make(chars)
+        torch.manual_seed(0)
+        by_size = make(len(chars))
+        for p, q in zip(by_vocab.parameters(), by_size.parameters()):
+            assert torch.equal(p, q)
+    model = seq2seq.Seq2Seq(7, 7, 4, score="dot")
+    assert (model.pad, model.bos, model.eos) == (chars.pad, chars.bos, chars.eos)
+    with pytest.raises(ValueError, match="tgt_vocab must be at least 3"):
+        seq2seq.Seq2Seq(7, 2, 4)
+    with pytest.raises(
+        TypeError, match=r"src_vocab must be an int \(the vocabulary's size\)"
+    ):
+        seq2seq.Seq2Seq("abcd", chars, 4)
