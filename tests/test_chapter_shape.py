@@ -89,6 +89,8 @@ ARCHITECTURES = {
     "transformer": ["transformer_diagram", "norm_placement_diagram(layer=\"encoder\")",
                     "norm_placement_diagram(layer=\"decoder\")"],
     "memory_networks": ["memn2n_diagram"],
+    "ntm": ["ntm_diagram"],
+    "language_model": ["char_lm_diagram(\"teacher\")", "char_lm_diagram(\"sampling\")"],
 }
 ALT = re.compile(r'<img alt="([^"]{40,})" src="data:image/png;base64,')
 
