@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from seqlearn.scores import _compute_dtype
 from seqlearn.validate import (check_bool, check_int, check_real, check_same_dtype,
                                check_shape, check_tensor)
 
@@ -48,10 +49,11 @@ class LayerNorm(nn.Module):
         if self.weight is not None:  # gamma fixes the dtype; without it any float goes
             check_same_dtype("x", x, "the module's parameters", self.weight)
         check_shape(x, "x", "... d", sizes={"d": self.d})
-        mu = x.mean(dim=-1, keepdim=True)  # (..., 1)
+        z = x.to(_compute_dtype(x.dtype))  # float32 for float16/bfloat16, as torch
+        mu = z.mean(dim=-1, keepdim=True)  # (..., 1)
         # (..., 1): divided by d, as torch
-        var = (x - mu).pow(2).mean(dim=-1, keepdim=True)
-        y = (x - mu) * torch.rsqrt(var + self.eps)  # (..., d)
+        var = (z - mu).pow(2).mean(dim=-1, keepdim=True)
+        y = ((z - mu) * torch.rsqrt(var + self.eps)).to(x.dtype)  # (..., d)
         if self.weight is not None:
             y = y * self.weight
         return y if self.bias is None else y + self.bias  # (..., d)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from seqlearn.scores import _compute_dtype
 from seqlearn.validate import (check_int, check_real, check_shape, check_tensor,
                                check_tokens)
 
@@ -54,11 +55,12 @@ def sampling_distribution(logits: Tensor, temperature: float = 1.0,
     if tau == 0.0 or k == 1:
         best = logits.argmax(dim=-1, keepdim=True)  # (..., 1): the first of tied maxima
         return torch.zeros_like(logits).scatter_(-1, best, 1.0)
-    scores = logits / tau  # (..., V)
+    # (..., V), in float32 for float16/bfloat16 logits: tau < 1 magnifies rounding errors
+    scores = logits.to(_compute_dtype(logits.dtype)) / tau
     if k is not None and k < logits.shape[-1]:
         kth = scores.topk(k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest
         scores = scores.masked_fill(scores < kth, -torch.inf)
-    return torch.softmax(scores, dim=-1)
+    return torch.softmax(scores, dim=-1).to(logits.dtype)
 
 
 def sample_next(logits: Tensor, temperature: float = 1.0, top_k: int | None = None, *,

@@ -167,3 +167,17 @@ def test_layernorm_from_torch_keeps_dtype_and_missing_parameters(affine, bias):
     )
     if not affine:  # no parameters: any floating dtype is normalised, as in torch
         torch.testing.assert_close(ours(x.float()), m(x.float()))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_is_normalised_in_float32_as_torch_does(dtype):
+    # two close features on a large offset: mean and variance cancel in 8 or 11 bits
+    gen = torch.Generator().manual_seed(0)
+    x = (torch.randn(256, 2, generator=gen) + 40).to(dtype)
+    exact = nn.functional.layer_norm(x.double(), (2,))
+    ours = LayerNorm(2, elementwise_affine=False)(x)
+    reference = nn.functional.layer_norm(x, (2,))
+    assert ours.dtype == dtype
+    ours_error = (ours.double() - exact).abs().max()
+    torch_error = (reference.double() - exact).abs().max()
+    assert ours_error <= 1.5 * torch_error + 1e-3, (ours_error, torch_error)

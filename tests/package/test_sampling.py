@@ -144,3 +144,17 @@ def test_sampling_distribution_is_a_restricted_softmax(seed, V, tau, k):
     assert out.shape == (2, 3) and int(out.max()) < V
     refuses(sampling.sampling_distribution, logits, -tau)
     refuses(sampling.sample_next, logits, tau, 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_logits_are_scaled_in_float32(dtype):
+    # a low temperature magnifies the rounding of logits / tau in 8 or 11 bits
+    gen = torch.Generator().manual_seed(0)
+    logits = (4 * torch.randn(64, 5, generator=gen)).to(dtype)
+    exact = torch.softmax(logits.double() / 0.1, dim=-1)
+    q = sampling_distribution(logits, temperature=0.1)
+    assert q.dtype == dtype
+    reference = torch.softmax(logits.float() / 0.1, dim=-1).to(dtype)
+    ours_error = (q.double() - exact).abs().max()
+    torch_error = (reference.double() - exact).abs().max()
+    assert ours_error <= 1.5 * torch_error + 1e-3, (ours_error, torch_error)
