@@ -184,7 +184,8 @@ def conv_transpose1d(x: torch.Tensor, weight: torch.Tensor,
     reach = dilation * (kernel_size - 1)
     t_out = (dims["T"] - 1) * stride - 2 * padding + reach + output_padding + 1
     if t_out < 1:
-        raise ValueError(f"padding {padding} removes the whole output (length {t_out})")
+        raise ValueError(f"padding {padding} removes the whole output (length {t_out} "
+                         f"with output_padding {output_padding})")
     z = insert_zeros(x, stride)  # (B, C_in, (T - 1) s + 1)
     z = pad1d(z, reach, reach + output_padding)  # full padding: every overlap counts
     flipped = weight.flip(-1).transpose(0, 1)  # (C_out, C_in, k)

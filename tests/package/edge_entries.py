@@ -2601,9 +2601,11 @@ entry("language_model.CausalTransformerLM",
       {"B": 2, "T": 3, "S": 2, "V": 5}, numeric=True)
 
 SAMPLE = {"logits": Floats("B V"), "temperature": Real(0.7), "top_k": Int(2)}
+# not numeric: top-k is discontinuous, and rounding logits to 8 bits can tie or swap the
+# k-th largest; test_sampling.py compares half precision at a fixed, untied input
 entry("sampling.sampling_distribution",
       lambda a: sampling.sampling_distribution(a.logits, a.temperature, a.top_k),
-      SAMPLE, {"B": 2, "V": 4}, numeric=True)
+      SAMPLE, {"B": 2, "V": 4})
 entry("sampling.sample_next",
       lambda a: sampling.sample_next(a.logits, a.temperature, a.top_k,
                                      generator=a.generator),

@@ -238,7 +238,8 @@ def test_insert_zeros_and_transposed_conv_edges() -> None:
         conv.insert_zeros(x, 0)
     w = rand(3, 2, 3, seed=32)
     # T_out = (T - 1) s - 2a + d (k - 1) + output_padding + 1 = 0 is refused, 1 is accepted
-    with pytest.raises(ValueError, match=r"padding 4 removes the whole output \(length 0\)"):
+    with pytest.raises(ValueError, match=r"padding 4 removes the whole output "
+                                         r"\(length 0 with output_padding 1\)"):
         conv.conv_transpose1d(x[..., :2], w, stride=2, padding=4, output_padding=1, dilation=2)
     one = conv.conv_transpose1d(x[..., :1], w, padding=1)
     torch.testing.assert_close(one, F.conv_transpose1d(x[..., :1], w, padding=1))
