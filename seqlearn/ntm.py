@@ -49,7 +49,7 @@ CONTROLLERS = ("lstm", "feedforward")
 
 # ------------------------------------------------------------------------ validation
 
-def _floats(pairs: list[tuple[Any, str]]) -> None:
+def _check_floats(pairs: list[tuple[Any, str]]) -> None:
     """Every tensor floating and of the first one's dtype."""
     for x, name in pairs:
         check_tensor(x, name)
@@ -58,7 +58,8 @@ def _floats(pairs: list[tuple[Any, str]]) -> None:
         check_same_dtype(first_name, first, name, x)
 
 
-def _in_range(x: Tensor, name: str, low: float, high: float | None = None) -> None:
+def _check_in_range(x: Tensor, name: str, low: float,
+                    high: float | None = None) -> None:
     """``ValueError`` unless every entry is finite and in ``[low, high]``."""
     ok = torch.isfinite(x) & (x >= low)
     if high is not None:
@@ -70,9 +71,9 @@ def _in_range(x: Tensor, name: str, low: float, high: float | None = None) -> No
                          f"{float(bad):.4g}")
 
 
-def _distribution(w: Tensor, name: str) -> None:
+def _check_distribution(w: Tensor, name: str) -> None:
     """``ValueError`` unless ``w`` is nonnegative and sums to 1 over its last axis."""
-    _in_range(w, name, 0.0)
+    _check_in_range(w, name, 0.0)
     total = w.sum(-1)
     tol = 1e-3 if w.dtype in (torch.float16, torch.bfloat16) else 1e-5
     if not bool(((total - 1).abs() <= tol).all()):
@@ -135,7 +136,7 @@ def cosine_similarity(key: Tensor, memory: Tensor, *, eps: float = EPS) -> Tenso
 
     key (..., W), memory (..., N, W) -> (..., N), in [-1, 1].
     """
-    _floats([(key, "key"), (memory, "memory")])
+    _check_floats([(key, "key"), (memory, "memory")])
     dims: dict = {}
     check_shape(key, "key", "... W", bound=dims)
     check_shape(memory, "memory", "... N W", bound=dims)
@@ -149,12 +150,12 @@ def content_weights(key: Tensor, beta: Tensor, memory: Tensor, *,
     key (..., W), beta (...) >= 0, memory (..., N, W) -> w^c (..., N). ``beta = 0``
     weighs every row alike; a large ``beta`` puts the weight on the most similar rows.
     """
-    _floats([(key, "key"), (beta, "beta"), (memory, "memory")])
+    _check_floats([(key, "key"), (beta, "beta"), (memory, "memory")])
     dims: dict = {}
     check_shape(key, "key", "... W", bound=dims)
     check_shape(beta, "beta", "...", bound=dims)
     check_shape(memory, "memory", "... N W", bound=dims)
-    _in_range(beta, "beta", 0.0)
+    _check_in_range(beta, "beta", 0.0)
     return _content(key, beta, memory, check_real(eps, "eps", positive=True))
 
 
@@ -164,12 +165,12 @@ def interpolate(content: Tensor, previous: Tensor, gate: Tensor) -> Tensor:
 
     content (..., N), previous (..., N), gate (...) in [0, 1] -> (..., N).
     """
-    _floats([(content, "content"), (previous, "previous"), (gate, "gate")])
+    _check_floats([(content, "content"), (previous, "previous"), (gate, "gate")])
     dims: dict = {}
     check_shape(content, "content", "... N", bound=dims)
     check_shape(previous, "previous", "... N", bound=dims)
     check_shape(gate, "gate", "...", bound=dims)
-    _in_range(gate, "gate", 0.0, 1.0)
+    _check_in_range(gate, "gate", 0.0, 1.0)
     return _interpolate(content, previous, gate)
 
 
@@ -181,7 +182,7 @@ def shift(weights: Tensor, shifts: Tensor) -> Tensor:
     weight on offset ``+1`` moves every row's weight to the next row, the last to the
     first.
     """
-    _floats([(weights, "weights"), (shifts, "shifts")])
+    _check_floats([(weights, "weights"), (shifts, "shifts")])
     dims: dict = {}
     check_shape(weights, "weights", "... N", bound=dims)
     found = check_shape(shifts, "shifts", "... S", bound=dims)
@@ -198,12 +199,12 @@ def sharpen(weights: Tensor, gamma: Tensor) -> Tensor:
     weights (..., N) a weighting (nonnegative, sums to 1), gamma (...) -> (..., N).
     Undoes the blur of a fractional shift; ``gamma = 1`` changes nothing.
     """
-    _floats([(weights, "weights"), (gamma, "gamma")])
+    _check_floats([(weights, "weights"), (gamma, "gamma")])
     dims: dict = {}
     check_shape(weights, "weights", "... N", bound=dims)
     check_shape(gamma, "gamma", "...", bound=dims)
-    _distribution(weights, "weights")
-    _in_range(gamma, "gamma", 1.0)
+    _check_distribution(weights, "weights")
+    _check_in_range(gamma, "gamma", 1.0)
     return _sharpen(weights, gamma)
 
 
@@ -225,19 +226,20 @@ def address(memory: Tensor, previous: Tensor, key: Tensor, beta: Tensor,
     beta, gate, gamma (...), shifts (..., S) -> :class:`Addressing` of (..., N)
     weightings.
     """
-    _floats([(memory, "memory"), (previous, "previous"), (key, "key"),
-             (beta, "beta"), (gate, "gate"), (shifts, "shifts"), (gamma, "gamma")])
+    _check_floats([(memory, "memory"), (previous, "previous"), (key, "key"),
+                   (beta, "beta"), (gate, "gate"), (shifts, "shifts"),
+                   (gamma, "gamma")])
     dims: dict = {}
     check_shape(memory, "memory", "... N W", bound=dims)
     check_shape(previous, "previous", "... N", bound=dims)
     check_shape(key, "key", "... W", bound=dims)
     for x, name in ((beta, "beta"), (gate, "gate"), (gamma, "gamma")):
         check_shape(x, name, "...", bound=dims)
-    _distribution(previous, "previous")
-    _in_range(beta, "beta", 0.0)
-    _in_range(gate, "gate", 0.0, 1.0)
-    _in_range(gamma, "gamma", 1.0)
-    _distribution(shifts, "shifts")
+    _check_distribution(previous, "previous")
+    _check_in_range(beta, "beta", 0.0)
+    _check_in_range(gate, "gate", 0.0, 1.0)
+    _check_in_range(gamma, "gamma", 1.0)
+    _check_distribution(shifts, "shifts")
     content = content_weights(key, beta, memory, eps=eps)
     gated = _interpolate(content, previous, gate)
     shifted = shift(gated, shifts)
@@ -249,7 +251,7 @@ def read(memory: Tensor, weights: Tensor) -> Tensor:
 
     memory (..., N, W), weights (..., N) -> r (..., W).
     """
-    _floats([(memory, "memory"), (weights, "weights")])
+    _check_floats([(memory, "memory"), (weights, "weights")])
     dims: dict = {}
     check_shape(memory, "memory", "... N W", bound=dims)
     check_shape(weights, "weights", "... N", bound=dims)
@@ -264,14 +266,14 @@ def write(memory: Tensor, weights: Tensor, erase: Tensor, add: Tensor) -> Tensor
     new memory (..., N, W); the argument is not changed. A row with ``w_i = 0`` keeps
     its contents; with ``w_i = 1`` and ``e = 1`` it becomes ``a``.
     """
-    _floats([(memory, "memory"), (weights, "weights"), (erase, "erase"),
-             (add, "add")])
+    _check_floats([(memory, "memory"), (weights, "weights"), (erase, "erase"),
+                   (add, "add")])
     dims: dict = {}
     check_shape(memory, "memory", "... N W", bound=dims)
     check_shape(weights, "weights", "... N", bound=dims)
     check_shape(erase, "erase", "... W", bound=dims)
     check_shape(add, "add", "... W", bound=dims)
-    _in_range(erase, "erase", 0.0, 1.0)
+    _check_in_range(erase, "erase", 0.0, 1.0)
     return _write(memory, weights, erase, add)
 
 

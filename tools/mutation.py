@@ -163,7 +163,7 @@ def diffs(mutants: list[str]) -> dict[str, str]:
     return json.loads(out.stdout)
 
 
-_VALIDATION = re.compile(r"\bcheck_\w+\(|\braise\b|Error\(|^\s*for \w+, name in ")
+_VALIDATION = re.compile(r"\b_?check_\w+\(|\braise\b|Error\(|^\s*for \w+, name in ")
 
 
 def _changed(mutant_diff: str) -> tuple[list[str], list[str]]:
