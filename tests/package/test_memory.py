@@ -34,26 +34,37 @@ def loop_position(J: int, d: int) -> torch.Tensor:
                          for j in range(1, J + 1)], dtype=F64)
 
 
-def loop_memn2n(model: MemN2N, story: torch.Tensor, query: torch.Tensor, linear: bool = False):
-    """The equations of Sukhbaatar et al. (2015), one example, sentence and word at a time."""
+def loop_memn2n(model: MemN2N, story: torch.Tensor, query: torch.Tensor,
+                linear: bool = False, ages: torch.Tensor | None = None):
+    """The equations of Sukhbaatar et al. (2015), one example, sentence and word at a
+    time: ``l_kj = 1`` without position encoding, no ``T`` without temporal encoding;
+    ``ages`` are the sentences' ``t_i`` (default: counted back from the last real
+    sentence)."""
     E = [e.weight for e in model.embeddings]
-    T = list(model.temporal)
     d, K = model.d, model.hops
 
     def sentence(ids: list[int], k: int) -> torch.Tensor:
         words = [w for w in ids if w != 0]
         if not words:
             return torch.zeros(d, dtype=F64)
-        weights = loop_position(len(words), d)
+        weights = (loop_position(len(words), d) if model.use_position
+                   else torch.ones(len(words), d, dtype=F64))
         return sum(weights[j] * E[k][w] for j, w in enumerate(words))
 
-    rows = [r for r in story.tolist() if any(r)]  # the real sentences, in order
+    rows = [i for i, r in enumerate(story.tolist()) if any(r)]  # the real sentences
     n = len(rows)
+    age = {i: n - 1 - pos if ages is None else int(ages[i])
+           for pos, i in enumerate(rows)}
+
+    def slot(i: int, k: int) -> torch.Tensor:
+        vector = sentence(story[i].tolist(), k)
+        return vector + model.temporal[k][age[i]] if model.use_temporal else vector
+
     u = sentence(query.tolist(), 0)
     hops = []
     for k in range(K):
-        m = [sentence(r, k) + T[k][n - 1 - i] for i, r in enumerate(rows)]
-        c = [sentence(r, k + 1) + T[k + 1][n - 1 - i] for i, r in enumerate(rows)]
+        m = [slot(i, k) for i in rows]
+        c = [slot(i, k + 1) for i in rows]
         scores = torch.stack([m_i @ u for m_i in m])
         p = scores if linear else torch.softmax(scores, 0)
         u = u + sum(p_i * c_i for p_i, c_i in zip(p, c))
@@ -375,38 +386,6 @@ def _model(hops=2, d=5, seed=0, **switches) -> MemN2N:
     return MemN2N(len(PAPER_VOCAB), d, hops, max_sentences=12, max_words=8, **switches).double()
 
 
-def _loop(model: MemN2N, story, query, ages=None):
-    """eq-mem-pe .. eq-mem-answer for one example, sentence by sentence, word by word;
-    ``l_kj = 1`` without position encoding, no ``T`` without temporal encoding."""
-    E, d = [e.weight for e in model.embeddings], model.d
-
-    def embed(words, k):
-        words = [w for w in words if w != 0]
-        J, total = len(words), torch.zeros(d, dtype=F64)
-        for j, w in enumerate(words, start=1):
-            l = torch.tensor([(1 - j / J) - (c / d) * (1 - 2 * j / J) if model.use_position
-                              else 1.0 for c in range(1, d + 1)], dtype=F64)
-            total = total + l * E[k][w]
-        return total
-
-    rows = [i for i, r in enumerate(story.tolist()) if any(r)]
-    n = len(rows)
-    age = {i: (n - 1 - pos if ages is None else int(ages[i])) for pos, i in enumerate(rows)}
-
-    def slot(i, k):
-        vector = embed(story[i].tolist(), k)
-        return vector + model.temporal[k][age[i]] if model.use_temporal else vector
-
-    u, weights = embed(query.tolist(), 0), []
-    for k in range(model.hops):
-        m = [slot(i, k) for i in rows]
-        c = [slot(i, k + 1) for i in rows]
-        p = torch.softmax(torch.stack([m_i @ u for m_i in m]), 0)
-        u = u + sum(p_i * c_i for p_i, c_i in zip(p, c))
-        weights.append(p)
-    return E[model.hops] @ u, torch.stack(weights)
-
-
 @pytest.mark.parametrize("position, temporal", list(itertools.product([True, False], repeat=2)))
 def test_switches_equal_the_loop(position, temporal):
     model = _model(hops=2, position_encoding=position, temporal_encoding=temporal)
@@ -414,10 +393,11 @@ def test_switches_equal_the_loop(position, temporal):
     batch = _batch(sentences=11, words=8)  # extra empty sentences and word slots
     logits, attention = model(batch.story, batch.query)
     for b in range(len(batch.answer)):
-        want, p = _loop(model, batch.story[b], batch.query[b])
+        want, p = loop_memn2n(model, batch.story[b], batch.query[b])
         torch.testing.assert_close(logits[b], want, rtol=1e-12, atol=1e-12)
         rows = (batch.story[b] != 0).any(-1)
-        torch.testing.assert_close(attention[b][:, rows], p, rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(attention[b][:, rows], torch.stack(p), rtol=1e-12,
+                                   atol=1e-12)
         assert not attention[b][:, ~rows].any()
 
 
@@ -466,7 +446,7 @@ def test_given_ages_equal_the_loop_and_are_validated():
                              max_age=11)
     logits, _ = model(batch.story, batch.query, ages=ages)
     for b in range(3):
-        want, _ = _loop(model, batch.story[b], batch.query[b], ages=ages[b])
+        want, _ = loop_memn2n(model, batch.story[b], batch.query[b], ages=ages[b])
         torch.testing.assert_close(logits[b], want, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match="ages must be a LongTensor"):
         model(batch.story, batch.query, ages=ages.int())
