@@ -3,11 +3,12 @@
 Chapter: *Language models on real text* (``chapters/language_model.ipynb``).
 
 Every Python installation carries the text of its language reference in the standard
-library module :mod:`pydoc_data.topics` (the pages ``help("for")`` prints): about 80
-topics, some 465,000 characters of English prose with code examples, grammar rules and
-tables. No download is needed, but the text is the one of the running Python: each
-release edits some topics, so the numbers of a chapter run on another Python differ a
-little (:func:`text_fingerprint` tells which text was read).
+library module :mod:`pydoc_data.topics` (the pages ``help("for")`` prints): 79 topics,
+some 465,000 characters of English prose with code examples, grammar rules and tables.
+Each release edits some topics, so the package ships a frozen copy, the one of CPython
+3.11.7 (``seqlearn/corpus/``, with its provenance and the Python Software Foundation
+licence): every Python reads the same characters, and :func:`text_fingerprint` of the
+joined split is :data:`REFERENCE_FINGERPRINT` everywhere.
 
 * :func:`reference_topics` -- the topics, by name; :func:`split_reference_text` -- a
   deterministic split into training and held-out text by whole topics.
@@ -21,8 +22,11 @@ little (:func:`text_fingerprint` tells which text was read).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 import zlib
+from importlib import resources
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -32,18 +36,26 @@ from torch import Tensor
 
 from seqlearn.validate import check_int, check_shape, check_tensor
 
-__all__ = ["reference_topics", "split_reference_text", "TextSplit", "text_fingerprint",
+__all__ = ["REFERENCE_FINGERPRINT", "reference_topics", "split_reference_text", "TextSplit", "text_fingerprint",
            "CharVocab", "random_windows", "consecutive_windows", "line_position",
            "inside_quotes", "indentation"]
 
 
+#: ``text_fingerprint(split.train + split.held_out)`` of the default split of the frozen
+#: topics: the same on every Python.
+REFERENCE_FINGERPRINT = "219be7960ea7"
+_CORPUS = "python_reference_topics.json.gz"
+
+
 def reference_topics() -> dict[str, str]:
-    """The topics of Python's language reference (:mod:`pydoc_data.topics`), by name.
+    """The topics of Python's language reference, by name: the frozen copy of CPython
+    3.11.7's :mod:`pydoc_data.topics` that ships in ``seqlearn/corpus/``.
 
-    Each value is the plain text ``help(name)`` shows, ending in a newline.
+    Each value is the plain text ``help(name)`` shows, ending in a newline. The running
+    Python's own module is not read: its text differs from release to release.
     """
-    from pydoc_data.topics import topics  # the standard library's copy of the reference
-
+    raw = resources.files("seqlearn").joinpath("corpus", _CORPUS).read_bytes()
+    topics = json.loads(gzip.decompress(raw).decode("utf-8"))
     return {name: topics[name] for name in sorted(topics)}
 
 

@@ -16,14 +16,31 @@ from seqlearn.char_text import (CharVocab, consecutive_windows, indentation,
                                 split_reference_text)
 
 
-def test_reference_topics_are_the_standard_library_topics_sorted():
-    from pydoc_data.topics import topics
+def test_reference_topics_are_the_frozen_copy_on_every_python():
+    """The shipped file, byte for byte, and the text the chapter reads: the same whatever
+    Python runs the test (3.11.2 and 3.12 ship other topics in pydoc_data)."""
+    import hashlib
+    from importlib import resources
 
+    raw = resources.files("seqlearn").joinpath(
+        "corpus", "python_reference_topics.json.gz").read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == (
+        "77fb6bd567b4f2a4625d12605b0bf6c1b7feae39abc9c64a7c1df776c53ca155")
     found = char_text.reference_topics()
-    assert list(found) == sorted(topics)
-    assert found == dict(topics)
-    assert "for" in found and found["for"].startswith('The "for" statement')
-    assert sum(map(len, found.values())) > 100_000
+    assert list(found) == sorted(found) and len(found) == 79
+    assert sum(map(len, found.values())) == 464_970
+    assert found["for"].startswith('The "for" statement')
+    split = split_reference_text()
+    assert (len(split.train), len(split.held_out)) == (422_297, 42_750)
+    fingerprint = char_text.text_fingerprint(split.train + split.held_out)
+    assert fingerprint == char_text.REFERENCE_FINGERPRINT == "219be7960ea7"
+
+
+def test_reference_topics_do_not_read_the_running_pythons_pydoc_data(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pydoc_data.topics", None)  # import would fail
+    assert len(char_text.reference_topics()) == 79
 
 
 def test_split_by_crc32_of_the_name_brute_force():
