@@ -81,6 +81,62 @@ def test_kernel_is_python3(path: Path):
 
 ANNOUNCED = re.compile(r"\*\*(Check|Demonstration):\*\*")
 
+# A cell trains when it calls a training loop (fit, fit_seq2seq, train_recall, a local
+# train(...)) or an optimiser (torch.optim, optimizer.step()).
+TRAINS = re.compile(r"(?<![\w.])(fit|fit_\w+|train|train_\w+)\(|torch\.optim\.|"
+                    r"(?<![\w.])optim\.\w+\(|\.step\(\)")
+#: nbval's cell tag: run the cell, do not compare its output (CONTRIBUTING: two kinds of
+#: output)
+UNCOMPARED = "nbval-ignore-output"
+HEADING = re.compile(r"^#{1,6} ", re.M)
+
+
+def test_the_training_detector_sees_training_and_not_its_look_alikes():
+    for trains in ("model = fit(model, batches, 200)", "fit_seq2seq(m, b, 5)",
+                   "train_recall(seed=1)", "opt = torch.optim.Adam(p)", "opt.step()",
+                   "optimizer = optim.SGD(p, lr=1)", "def train(seed):\n    ..."):
+        assert TRAINS.search(trains), trains
+    for not_training in ("ngram.fit_counts", "model.fit(text)", "x.train()",
+                         "print(inspect.getsource(fit))", "scheduler.step(3)",
+                         "pretrain(3)", "trained = 1"):
+        assert not TRAINS.search(not_training), not_training
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_training_cells_are_not_compared_digit_by_digit(path: Path):
+    """Outputs downstream of training differ from CPU to CPU and Python to Python:
+    a cell that trains carries the nbval-ignore-output tag (nbval runs it but does not
+    compare its output), and its claim is asserted with a margin in that cell or a later
+    cell of the same section."""
+    nb = cells(path)
+    compared = [i for i, c in enumerate(nb) if c["cell_type"] == "code"
+                and TRAINS.search(source(c)) and c.get("outputs")
+                and UNCOMPARED not in c["metadata"].get("tags", [])]
+    assert compared == [], (f"{path.name}: cells {compared} train and nbval compares "
+                            f"their output; tag them {UNCOMPARED} and assert the claim")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_uncompared_cell_is_guarded_by_an_assertion(path: Path):
+    """An output nbval does not compare is checked another way: the cell itself, or a
+    later code cell before the next heading, asserts."""
+    nb = cells(path)
+    unguarded = []
+    for index, cell in enumerate(nb):
+        if UNCOMPARED not in cell["metadata"].get("tags", []):
+            continue
+        guarded = False
+        for later in nb[index:]:
+            if later["cell_type"] == "markdown" and HEADING.search(source(later)):
+                break
+            if later["cell_type"] == "code" and ASSERTING.search(source(later)):
+                guarded = True
+                break
+        if not guarded:
+            unguarded.append(index)
+    assert unguarded == [], (f"{path.name}: cells {unguarded} are not compared by nbval "
+                             "and no assertion follows them in their section")
+
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_check_cell_asserts(path: Path):
