@@ -6,7 +6,12 @@ s = 0..199), and the value 1/√3 ≈ 0.577 that the radius approaches for large
 
     .venv/bin/python bench/study_bptt_init_radius.py
 
-Result (torch 2.13 CPU): min 0.49, mean 0.62, max 0.91; below 1 in all 200 seeds.
+Result (torch 2.13 CPU): min 0.49, mean 0.62, max 0.91; below 1 in all 200 seeds. The native
+re-run (bench/results/study_bptt_init_radius.native.txt) prints the same.
+
+Under the perturbed numerics (`make study-perturbed STUDY=bench/study_bptt_init_radius.py`;
+output in bench/results/study_bptt_init_radius.perturbed.txt; 2 s of CPU): the same line (no
+training, and the eigenvalues are computed in float64).
 """
 
 import numpy as np
