@@ -22,8 +22,9 @@ how many of the broken ones are longer than their reference); then mean +- sd ov
 for every K, and in how many seeds each beam size beats greedy decoding (in exact match,
 BLEU, CER and the mean log p of its outputs) and in how many its exact match is lower.
 
-Measured on the book's 2-core machine (torch 2 CPU, one thread), seeds 0-4, the default
-command (128 s of CPU; about 10 minutes of wall time on the shared machine):
+Measured on the book's 2-core machine (machine B; torch 2.13.0+cpu, one thread), seeds 0-4,
+the default command (253 s of CPU on the shared machine; output also in
+bench/results/study_decoding.native.txt):
 
     attention seq2seq (dot score), biGRU 2x32 + GRU 64, batch 64, Adam 0.005, clip 1; test: 500 examples; seeds [0, 1, 2, 3, 4]
 
@@ -79,63 +80,87 @@ command (128 s of CPU; about 10 minutes of wall time on the shared machine):
     | K | exact match | BLEU | CER | log p | length | search errors | wins |
     |---:|---:|---:|---:|---:|---:|---:|---:|
     | 1 | 0.991 ± 0.012 | 99.74 ± 0.34 | 0.002 ± 0.002 | -0.101 ± 0.025 | 1.000 ± 0.000 | 0.002 ± 0.003 | 0/0/0/0 (0 worse) |
-    | 2 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 3 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 4 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 5 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 6 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 7 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 8 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
+    | 2 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 3 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 4 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 5 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 6 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 7 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 8 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
 
     dates-150, alpha = 1: mean ± sd over 5 seeds; wins = seeds where K beats greedy (exact / BLEU / CER / log p), worse = seeds where its exact match is lower
     | K | exact match | BLEU | CER | log p | length | search errors | wins |
     |---:|---:|---:|---:|---:|---:|---:|---:|
     | 1 | 0.991 ± 0.012 | 99.74 ± 0.34 | 0.002 ± 0.002 | -0.101 ± 0.025 | 1.000 ± 0.000 | 0.002 ± 0.003 | 0/0/0/0 (0 worse) |
-    | 2 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 3 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 4 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 5 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 6 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 7 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
-    | 8 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/4 (0 worse) |
+    | 2 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 3 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 4 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 5 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 6 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 7 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
+    | 8 | 0.994 ± 0.011 | 99.82 ± 0.30 | 0.001 ± 0.002 | -0.100 ± 0.025 | 1.000 ± 0.000 | 0.000 ± 0.000 | 3/3/3/3 (0 worse) |
 
     === reverse-200: per seed, greedy -> K = 2 -> K = 8 ===
-    seed 0 alpha 0: exact 0.690 0.702 0.702, CER 0.0490 0.0477 0.0501, log p -2.118 -2.055, search errors 0.050 0.000; K = 8 fixes 19, breaks 13 (3 longer)
-    seed 0 alpha 1: exact 0.690 0.712 0.716, CER 0.0490 0.0469 0.0449, log p -2.118 -2.069, search errors 0.050 0.006; K = 8 fixes 24, breaks 11 (3 longer)
-    seed 1 alpha 0: exact 0.570 0.598 0.590, CER 0.0694 0.0687 0.0715, log p -2.605 -2.464, search errors 0.074 0.000; K = 8 fixes 25, breaks 15 (6 longer)
-    seed 1 alpha 1: exact 0.570 0.612 0.604, CER 0.0694 0.0653 0.0676, log p -2.605 -2.479, search errors 0.074 0.004; K = 8 fixes 31, breaks 14 (7 longer)
-    seed 2 alpha 0: exact 0.562 0.502 0.484, CER 0.0681 0.0781 0.0794, log p -3.197 -2.918, search errors 0.054 0.000; K = 8 fixes 14, breaks 53 (34 longer)
-    seed 2 alpha 1: exact 0.562 0.488 0.460, CER 0.0681 0.0807 0.0828, log p -3.197 -2.937, search errors 0.054 0.040; K = 8 fixes 15, breaks 66 (53 longer)
-    seed 3 alpha 0: exact 0.676 0.716 0.724, CER 0.0548 0.0456 0.0443, log p -2.386 -2.297, search errors 0.082 0.002; K = 8 fixes 32, breaks 8 (2 longer)
-    seed 3 alpha 1: exact 0.676 0.714 0.718, CER 0.0548 0.0482 0.0508, log p -2.386 -2.315, search errors 0.082 0.028; K = 8 fixes 32, breaks 11 (8 longer)
-    seed 4 alpha 0: exact 0.754 0.764 0.764, CER 0.0365 0.0354 0.0325, log p -2.284 -2.243, search errors 0.040 0.000; K = 8 fixes 17, breaks 12 (6 longer)
-    seed 4 alpha 1: exact 0.754 0.746 0.746, CER 0.0365 0.0385 0.0364, log p -2.284 -2.253, search errors 0.040 0.020; K = 8 fixes 13, breaks 17 (11 longer)
+    seed 0 alpha 0: exact 0.712 0.708 0.708, CER 0.0443 0.0459 0.0459, log p -2.179 -2.140, search errors 0.032 0.000; K = 8 fixes 9, breaks 11 (3 longer)
+    seed 0 alpha 1: exact 0.712 0.716 0.714, CER 0.0443 0.0438 0.0433, log p -2.179 -2.152, search errors 0.032 0.010; K = 8 fixes 9, breaks 8 (4 longer)
+    seed 1 alpha 0: exact 0.628 0.652 0.652, CER 0.0605 0.0543 0.0567, log p -2.685 -2.570, search errors 0.082 0.000; K = 8 fixes 29, breaks 17 (9 longer)
+    seed 1 alpha 1: exact 0.628 0.656 0.650, CER 0.0605 0.0535 0.0545, log p -2.685 -2.583, search errors 0.082 0.026; K = 8 fixes 34, breaks 23 (18 longer)
+    seed 2 alpha 0: exact 0.598 0.592 0.584, CER 0.0572 0.0567 0.0593, log p -2.685 -2.531, search errors 0.082 0.000; K = 8 fixes 28, breaks 35 (24 longer)
+    seed 2 alpha 1: exact 0.598 0.588 0.586, CER 0.0572 0.0572 0.0584, log p -2.685 -2.549, search errors 0.082 0.016; K = 8 fixes 32, breaks 38 (29 longer)
+    seed 3 alpha 0: exact 0.650 0.680 0.682, CER 0.0566 0.0516 0.0504, log p -2.592 -2.499, search errors 0.072 0.000; K = 8 fixes 29, breaks 13 (5 longer)
+    seed 3 alpha 1: exact 0.650 0.662 0.654, CER 0.0566 0.0530 0.0529, log p -2.592 -2.521, search errors 0.072 0.040; K = 8 fixes 22, breaks 20 (15 longer)
+    seed 4 alpha 0: exact 0.722 0.750 0.752, CER 0.0445 0.0388 0.0394, log p -2.291 -2.220, search errors 0.058 0.000; K = 8 fixes 23, breaks 8 (1 longer)
+    seed 4 alpha 1: exact 0.722 0.742 0.746, CER 0.0445 0.0393 0.0401, log p -2.291 -2.232, search errors 0.058 0.016; K = 8 fixes 24, breaks 12 (5 longer)
 
     reverse-200, alpha = 0: mean ± sd over 5 seeds; wins = seeds where K beats greedy (exact / BLEU / CER / log p), worse = seeds where its exact match is lower
     | K | exact match | BLEU | CER | log p | length | search errors | wins |
     |---:|---:|---:|---:|---:|---:|---:|---:|
-    | 1 | 0.650 ± 0.083 | 90.99 ± 2.41 | 0.056 ± 0.014 | -2.518 ± 0.419 | 0.995 ± 0.015 | 0.060 ± 0.017 | 0/0/0/0 (0 worse) |
-    | 2 | 0.656 ± 0.105 | 90.96 ± 3.23 | 0.055 ± 0.018 | -2.419 ± 0.345 | 0.995 ± 0.017 | 0.008 ± 0.006 | 4/4/4/5 (1 worse) |
-    | 3 | 0.653 ± 0.115 | 90.91 ± 3.50 | 0.055 ± 0.020 | -2.404 ± 0.331 | 0.994 ± 0.017 | 0.002 ± 0.003 | 4/4/4/5 (1 worse) |
-    | 4 | 0.653 ± 0.114 | 90.87 ± 3.52 | 0.056 ± 0.020 | -2.400 ± 0.327 | 0.993 ± 0.017 | 0.001 ± 0.001 | 4/3/3/5 (1 worse) |
-    | 5 | 0.653 ± 0.114 | 90.86 ± 3.54 | 0.056 ± 0.019 | -2.398 ± 0.327 | 0.993 ± 0.017 | 0.001 ± 0.001 | 4/3/3/5 (1 worse) |
-    | 6 | 0.652 ± 0.115 | 90.87 ± 3.56 | 0.056 ± 0.020 | -2.397 ± 0.327 | 0.993 ± 0.017 | 0.001 ± 0.001 | 4/3/3/5 (1 worse) |
-    | 7 | 0.653 ± 0.114 | 90.85 ± 3.54 | 0.056 ± 0.020 | -2.396 ± 0.327 | 0.993 ± 0.018 | 0.000 ± 0.001 | 4/3/2/5 (1 worse) |
-    | 8 | 0.653 ± 0.114 | 90.86 ± 3.53 | 0.056 ± 0.019 | -2.396 ± 0.327 | 0.993 ± 0.018 | 0.000 ± 0.001 | 4/3/2/5 (1 worse) |
+    | 1 | 0.662 ± 0.054 | 91.22 ± 1.67 | 0.053 ± 0.008 | -2.486 ± 0.236 | 0.997 ± 0.008 | 0.065 ± 0.021 | 0/0/0/0 (0 worse) |
+    | 2 | 0.676 ± 0.059 | 91.84 ± 1.62 | 0.049 ± 0.007 | -2.412 ± 0.205 | 0.996 ± 0.006 | 0.009 ± 0.005 | 3/4/4/5 (2 worse) |
+    | 3 | 0.675 ± 0.061 | 91.82 ± 1.68 | 0.050 ± 0.008 | -2.400 ± 0.201 | 0.995 ± 0.005 | 0.004 ± 0.002 | 3/4/3/5 (2 worse) |
+    | 4 | 0.676 ± 0.062 | 91.74 ± 1.71 | 0.050 ± 0.008 | -2.395 ± 0.199 | 0.994 ± 0.005 | 0.000 ± 0.001 | 3/3/3/5 (2 worse) |
+    | 5 | 0.676 ± 0.062 | 91.72 ± 1.72 | 0.051 ± 0.008 | -2.394 ± 0.198 | 0.994 ± 0.006 | 0.000 ± 0.000 | 3/4/3/5 (2 worse) |
+    | 6 | 0.676 ± 0.063 | 91.72 ± 1.74 | 0.050 ± 0.008 | -2.393 ± 0.198 | 0.994 ± 0.006 | 0.000 ± 0.000 | 3/3/3/5 (2 worse) |
+    | 7 | 0.676 ± 0.063 | 91.73 ± 1.72 | 0.050 ± 0.008 | -2.392 ± 0.197 | 0.993 ± 0.006 | 0.000 ± 0.000 | 3/4/3/5 (2 worse) |
+    | 8 | 0.676 ± 0.063 | 91.73 ± 1.72 | 0.050 ± 0.008 | -2.392 ± 0.197 | 0.993 ± 0.006 | 0.000 ± 0.000 | 3/4/3/5 (2 worse) |
 
     reverse-200, alpha = 1: mean ± sd over 5 seeds; wins = seeds where K beats greedy (exact / BLEU / CER / log p), worse = seeds where its exact match is lower
     | K | exact match | BLEU | CER | log p | length | search errors | wins |
     |---:|---:|---:|---:|---:|---:|---:|---:|
-    | 1 | 0.650 ± 0.083 | 90.99 ± 2.41 | 0.056 ± 0.014 | -2.518 ± 0.419 | 0.995 ± 0.015 | 0.060 ± 0.017 | 0/0/0/0 (0 worse) |
-    | 2 | 0.654 ± 0.106 | 90.61 ± 3.16 | 0.056 ± 0.017 | -2.429 ± 0.346 | 1.001 ± 0.017 | 0.024 ± 0.016 | 3/3/3/5 (2 worse) |
-    | 3 | 0.650 ± 0.119 | 90.40 ± 3.60 | 0.056 ± 0.019 | -2.415 ± 0.334 | 1.002 ± 0.017 | 0.020 ± 0.014 | 3/3/4/5 (2 worse) |
-    | 4 | 0.649 ± 0.119 | 90.36 ± 3.60 | 0.057 ± 0.019 | -2.414 ± 0.330 | 1.002 ± 0.018 | 0.021 ± 0.016 | 3/3/4/5 (2 worse) |
-    | 5 | 0.649 ± 0.120 | 90.34 ± 3.61 | 0.057 ± 0.019 | -2.413 ± 0.330 | 1.002 ± 0.018 | 0.021 ± 0.017 | 3/3/4/5 (2 worse) |
-    | 6 | 0.648 ± 0.120 | 90.36 ± 3.59 | 0.057 ± 0.019 | -2.412 ± 0.330 | 1.003 ± 0.018 | 0.020 ± 0.016 | 3/3/4/5 (2 worse) |
-    | 7 | 0.649 ± 0.119 | 90.36 ± 3.59 | 0.057 ± 0.019 | -2.411 ± 0.330 | 1.003 ± 0.018 | 0.020 ± 0.015 | 3/3/4/5 (2 worse) |
-    | 8 | 0.649 ± 0.119 | 90.36 ± 3.59 | 0.056 ± 0.019 | -2.411 ± 0.329 | 1.003 ± 0.018 | 0.020 ± 0.015 | 3/3/4/5 (2 worse) |
+    | 1 | 0.662 ± 0.054 | 91.22 ± 1.67 | 0.053 ± 0.008 | -2.486 ± 0.236 | 0.997 ± 0.008 | 0.065 ± 0.021 | 0/0/0/0 (0 worse) |
+    | 2 | 0.673 ± 0.060 | 91.77 ± 1.60 | 0.049 ± 0.007 | -2.419 ± 0.205 | 1.001 ± 0.005 | 0.024 ± 0.010 | 4/5/4/5 (1 worse) |
+    | 3 | 0.670 ± 0.061 | 91.71 ± 1.66 | 0.049 ± 0.008 | -2.411 ± 0.203 | 1.002 ± 0.005 | 0.022 ± 0.011 | 4/5/4/5 (1 worse) |
+    | 4 | 0.670 ± 0.062 | 91.65 ± 1.69 | 0.050 ± 0.008 | -2.408 ± 0.201 | 1.002 ± 0.005 | 0.021 ± 0.012 | 4/5/4/5 (1 worse) |
+    | 5 | 0.671 ± 0.061 | 91.65 ± 1.66 | 0.050 ± 0.007 | -2.408 ± 0.200 | 1.002 ± 0.005 | 0.021 ± 0.012 | 4/5/5/5 (1 worse) |
+    | 6 | 0.670 ± 0.062 | 91.61 ± 1.71 | 0.050 ± 0.008 | -2.408 ± 0.200 | 1.003 ± 0.006 | 0.022 ± 0.012 | 4/5/4/5 (1 worse) |
+    | 7 | 0.670 ± 0.062 | 91.62 ± 1.70 | 0.050 ± 0.008 | -2.408 ± 0.200 | 1.003 ± 0.006 | 0.022 ± 0.012 | 4/5/4/5 (1 worse) |
+    | 8 | 0.670 ± 0.062 | 91.62 ± 1.70 | 0.050 ± 0.008 | -2.407 ± 0.200 | 1.002 ± 0.005 | 0.022 ± 0.012 | 4/5/4/5 (1 worse) |
 
-    CPU time: 128 s
+    CPU time: 253 s
+
+The machine that first stored the decoding chapter (machine A, another Xeon of the same kind,
+same torch; its output, which this docstring held until 2026-11-28, is in
+bench/results/study_decoding.native-earlier.txt, 128 s of CPU) printed the same digits for
+dates-75 and dates-150 (except that the log p of dates-150 improved in 4 seeds, not 3) and
+other models for reverse-200: exact match greedy -> K = 2 -> K = 8 (alpha = 0) 0.690 0.702
+0.702, 0.570 0.598 0.590, 0.562 0.502 0.484, 0.676 0.716 0.724, 0.754 0.764 0.764 for seeds
+0-4; seed 2 lost 7.8 points with eight beams (10.2 with alpha = 1; K = 8 fixes 14, breaks 53,
+34 of them longer than their reference).
+
+Under the perturbed numerics (`make study-perturbed STUDY=bench/study_decoding.py`; output in
+bench/results/study_decoding.perturbed.txt; 428 s of CPU on machine B, torch's scalar kernels
+being slower): dates-75 and dates-150 again print the same digits as above, every seed.
+reverse-200, exact match greedy -> K = 2 -> K = 8 (alpha = 0): 0.664 0.676 0.674, 0.610 0.618
+0.610, 0.602 0.626 0.620, 0.706 0.732 0.734, 0.742 0.754 0.756 (mean 0.665 ± 0.060 -> 0.681 ±
+0.061 -> 0.679 ± 0.066); K = 2 beats greedy decoding in all five seeds with either alpha,
+K = 8 in four with alpha = 0 (seed 1 ties) and in five with alpha = 1; search errors at
+K = 8: 0 (alpha = 0), 0.018 ± 0.002 (alpha = 1); total output length 0.984-0.992 of the
+references'.
+
+Over the fifteen runs (five seeds, machines A and B natively, B perturbed), on reverse-200
+eight beams change exact match by -0.078 to +0.048 with alpha = 0 (11 better, 3 worse, 1
+equal) and by -0.102 to +0.042 with alpha = 1 (12 better, 3 worse); on dates-75 every beam
+of 2 to 8 beats greedy decoding in exact match, BLEU, CER and log p in all fifteen.
 """
 
 from __future__ import annotations
