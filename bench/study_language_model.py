@@ -50,6 +50,32 @@ Output of the first command (Python 3.11.7)::
       1500 steps, seed 2: loops 200/200; judge real 2.16, tau 0 0.89, 0.5 1.14, 1 3.10;
         inside quotes c87 r=-0.22; indented c27 r=+0.24; line position c69 r=+0.31
 
+Under the perturbed numerics (``make study-perturbed STUDY=bench/study_language_model.py``;
+output in bench/results/study_language_model.perturbed.txt; 31 min CPU, the scalar kernels
+taking 3 to 5 times the native CPU seconds per step)::
+
+    Held-out bits per character (mean, min-max over seeds 0, 1, 2); n-gram 2.167
+    | model | parameters | 300 steps | 1500 steps | CPU s per 100 steps |
+    |---|---|---|---|---|
+    | Elman RNN | 63,477 | 2.417 (2.362-2.470) | 2.052 (2.043-2.057) | 8.9 |
+    | LSTM | 63,207 | 2.347 (2.332-2.371) | 2.049 (2.029-2.077) | 3.7 |
+    | Transformer | 63,527 | 2.648 (2.622-2.673) | 2.057 (2.052-2.065) | 17.3 |
+
+    per seed, 300 steps: Elman 2.470 2.362 2.419, LSTM 2.336 2.332 2.371, Transformer
+    2.648 2.673 2.622; 1500 steps: Elman 2.057 2.043 2.056, LSTM 2.029 2.042 2.077,
+    Transformer 2.052 2.065 2.053
+
+    LSTM: greedy loops 200/200 in every run but 1500 steps, seed 1 (40/200); judge at
+    300 steps: real 2.16-2.32, tau 0 0.79-0.91, 0.5 1.52-1.65, 1 4.33-4.60; at 1500
+    steps: tau 0 0.87-0.88, 0.5 1.14-1.19, 1 3.06-3.21; largest |r| of a best cell 0.47
+    (indented, 300 steps, seed 1)
+
+Each result moved by at most 0.005 bits at 300 steps and 0.015 at 1500 steps; at 300
+steps the order within each seed stays n-gram < LSTM < Elman RNN < Transformer, the
+LSTM's lead over the Elman RNN 0.13, 0.03 and 0.05 bits as natively (within the Elman
+RNN's seed spread of 0.11 bits), the Transformer 0.18 to 0.31 bits behind the worse
+recurrent network.
+
 Output of ``--sweep`` (held-out bits on the validation text after 300 steps, seed 0)::
 
     validation: 8 topics, 104390 characters
@@ -58,6 +84,11 @@ Output of ``--sweep`` (held-out bits on the validation text after 300 steps, see
     | Elman RNN | 2.636 | 2.313 | 2.613 | 3.147 |
     | LSTM | 2.956 | 2.595 | 2.275 | 2.310 |
     | Transformer | 3.052 | 2.756 | 2.610 | 2.789 |
+
+Under the perturbed numerics (``make study-perturbed STUDY=bench/study_language_model.py
+ARGS=--sweep``; output in bench/results/study_language_model.sweep.perturbed.txt; 9 min
+CPU) the same rates win: Elman RNN 2.636 2.313 2.655 3.100, LSTM 2.956 2.595 2.275
+2.315, Transformer 3.052 2.756 2.623 2.791.
 """
 
 from __future__ import annotations
