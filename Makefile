@@ -11,11 +11,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 180
-# Numerics unlike those that stored the outputs: torch's scalar kernels instead of AVX-512/AVX2
-# and MKL's conditional-numerical-reproducibility path instead of the CPU's own. Every float32
-# reduction and matrix product rounds differently, as on a reader's CPU; nbval runs the chapters
-# under them, so an output that depends on rounding fails here too (CONTRIBUTING.md: two kinds
-# of output). Stored outputs come from the native numerics (make run-chapter).
+# Two numerics unlike the native AVX-512 ones that stored the outputs (make run-chapter), so that
+# an output that depends on rounding fails here too, not only on a reader's CPU (CONTRIBUTING.md:
+# two kinds of output).
+# - AVX2: torch, MKL and oneDNN take the kernels of a CPU without AVX-512 (most laptops). Every
+#   float32 reduction and matrix product rounds differently, and it costs nothing: nbval runs
+#   the chapters under it.
+# - PERTURBED: torch's scalar kernels and MKL's compatible path, further from both; 3 to 6 times
+#   slower, so it is for the bench studies (make study-perturbed), whose claims must hold under
+#   both the native and these numerics.
+AVX2      := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2 DNNL_MAX_CPU_ISA=AVX2
 PERTURBED := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
 .PHONY: book test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean \
@@ -44,7 +49,7 @@ test-deep: $(STAMP)
 	SEQLEARN_HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest tests/package -q
 
 test-notebooks: $(STAMP)
-	env $(PERTURBED) $(BIN)/python -m pytest $(NBVAL) chapters appendix -q
+	env $(AVX2) $(BIN)/python -m pytest $(NBVAL) chapters appendix -q
 
 # A bench study under the perturbed numerics:  make study-perturbed STUDY=bench/study_ntm.py
 study-perturbed: $(STAMP)
