@@ -69,6 +69,13 @@ Output of the command above (torch 2.13 CPU, one thread)::
 
 (CPU time 52 s; 4.5 minutes of wall time on the shared 2-core machine.)
 
+Re-run on 2026-11-29 natively on the machine that stores the chapters' outputs now
+(output in bench/results/study_initial_state.native.txt; 119 s of CPU, 10.5 minutes of
+wall time on the loaded shared machine) and under the perturbed numerics (`make
+study-perturbed STUDY=bench/study_initial_state.py`; output in
+bench/results/study_initial_state.perturbed.txt; 126 s of CPU): both print the table above
+digit for digit, so the ranges below hold under both numerics.
+
 Conclusion: the NYU notes are right that either choice works, provided that the network is
 trained with the initial state it will be run with. Zero, learned, one fixed random vector
 and fresh N(0, 0.1^2) draws all gave 1.000 at every step in every seed; fresh U(-1, 1) draws
