@@ -53,6 +53,13 @@ Output of the command above (torch 2.13 CPU, one thread)::
     2-D, C = 8: one 5x5 layer 1608, two 3x3 layers 1168
     all closed forms and supports held for seeds [0, 1, 2, 3, 4]
 
+Re-run natively on 2026-11-29 (output in bench/results/study_stacked_scanning.native.txt;
+19 s of CPU) and under the perturbed numerics (`make study-perturbed
+STUDY=bench/study_stacked_scanning.py`; output in
+bench/results/study_stacked_scanning.perturbed.txt; 24 s of CPU): the same table, digit for
+digit. Nothing here is trained: the counts are exact, and the supports and ranks are decided
+far above rounding noise.
+
 Conclusion: the claim holds only with qualifications. At stride 1 and equal widths a stack
 always has more parameters than one window of the same field (400 against 328, 800 against
 584); it has fewer when the layers narrow (946 against 2098 for 8 -> 16 -> 2, but 1816
