@@ -96,6 +96,15 @@ close the memory unit's gate below 0.5 at writes and keep it above 0.9 between w
 seed 42 closes the gate only to 0.67. The chapter asserts, with room to spare, a gap of more
 than 0.15 (smallest 0.26), u > 0.75 between writes (lowest 0.84) and an error beyond the
 training length more than 1.5 times the error within it (smallest ratio 2.2).
+
+Under the perturbed numerics (`make study-perturbed STUDY=bench/study_gru_hold.py`; output in
+bench/results/study_gru_hold.perturbed.txt; all 50 seeds, about 3.5 minutes of CPU) every line
+of the table, the summary and the claims came out identical, to the printed three decimals, to
+the table above, and so did a native re-run on the same machine
+(bench/results/study_gru_hold.native.txt). Over both numerics: test MSE 0.016-0.115 of the
+variance, gate at writes 0.069-0.674, between writes 0.838-0.990, gap between the two at least
+0.264, error ratio at least 2.24, retention after 30 steps 0.005-0.745; the same 47 of 50 runs
+close the gate below 0.5 and keep it above 0.9, and every asserted claim held in every seed.
 """
 
 from __future__ import annotations
