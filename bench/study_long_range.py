@@ -39,6 +39,11 @@ Output of the command above:
 
 The RNN learned recall at n = 8 in three seeds of five and stayed below 0.15 from n = 16 on;
 the attention reader reached 1.000 at every length and seed.
+
+Under the perturbed numerics (`make study-perturbed STUDY=bench/study_long_range.py`; output in
+bench/results/study_long_range.perturbed.txt, 2 min of CPU time) every figure is the same as
+above except the RNN's recall at seed 4, n = 8 (0.730 instead of 0.489): the RNN learned the
+task at n = 8 in three seeds of five and came close in a fourth; every claim held in every seed.
 """
 
 from __future__ import annotations
