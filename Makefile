@@ -24,7 +24,7 @@ AVX2      := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2 DNNL_MAX_CPU_ISA=AVX2
 PERTURBED := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
 .PHONY: book test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean \
-        study-perturbed
+        study-perturbed study-avx2
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) tools/check_python.py
@@ -54,6 +54,10 @@ test-notebooks: $(STAMP)
 # A bench study under the perturbed numerics:  make study-perturbed STUDY=bench/study_ntm.py
 study-perturbed: $(STAMP)
 	env $(PERTURBED) $(BIN)/python $(STUDY) $(ARGS)
+
+# ... and under the AVX2 numerics of make test-notebooks:  make study-avx2 STUDY=...
+study-avx2: $(STAMP)
+	env $(AVX2) $(BIN)/python $(STUDY) $(ARGS)
 
 test-browser: $(STAMP) browser-deps
 	$(BIN)/python -m pytest tests/book -q

@@ -55,6 +55,16 @@ the full budget. A single run moves by as much as the seeds differ (seed 0, full
 17-20: 0.988 native, 0.897 perturbed). Over both numerics, the chapter budget's additive
 model reverses 0.85-0.93 (5-8 letters), 0.77-0.91, 0.63-0.86 and 0.28-0.70 (17-20); the full
 budget's 0.84-0.99 at 17-20.
+
+Under the AVX2 numerics of `make test-notebooks` (`make study-avx2
+STUDY=bench/study_attention_length.py ARGS="--budgets chapter"`; output in
+bench/results/study_attention_length.avx2.txt, 4 CPU minutes) the chapter budget gives
+additive 0.866 +- 0.068 (5-8), 0.799 +- 0.125, 0.733 +- 0.204, 0.525 +- 0.235 (17-20), and
+seed 0 is behind at every length (0.758, 0.579, 0.371, 0.148): a run that is late to learn the
+longer strings. Over the 15 runs of the chapter budget (five seeds, three numerics) the model
+with attention reverses 0.76-0.93 at 5-8 letters, 0.37-0.86 at 13-16 and 0.15-0.70 at 17-20,
+with 0.18 to 0.61 fewer at 17-20 than at 5-8; attention beats no attention at every length,
+and without it nothing from 9 letters on, in every run.
 """
 
 from __future__ import annotations
