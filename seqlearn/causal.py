@@ -29,8 +29,9 @@ from torch import Tensor, nn
 from seqlearn.attention import attention
 from seqlearn.positional import sinusoidal_positional_encoding
 from seqlearn.scores import default_scale
-from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real,
-                               check_same_dtype, check_shape, check_tensor)
+from seqlearn.validate import (check_bool, check_dtypes_agree, check_int,
+                               check_nonempty, check_real, check_same_dtype,
+                               check_shape, check_tensor)
 
 
 def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
@@ -40,10 +41,12 @@ def causal_attention_loop(q: Tensor, k: Tensor, v: Tensor, *,
     For every batch row ``b`` and query ``t``: ``e_i = s q_t . k_i`` for ``i = 0..t``,
     ``alpha_{t,i} = exp(e_i - max e) / sum_{j<=t} exp(e_j - max e)``,
     ``h_t = sum_{i<=t} alpha_{t,i} v_i``; ``alpha_{t,i} = 0`` for ``i > t``.
-    q, k (B, T, d), v (B, T, dv) -> (h (B, T, dv), alpha (B, T, T)). Slow on purpose.
+    q, k (B, T, d), v (B, T, dv), all of one dtype -> (h (B, T, dv), alpha (B, T, T)).
+    Slow on purpose.
     """
     for x, name in ((q, "q"), (k, "k"), (v, "v")):
         check_tensor(x, name)
+    check_dtypes_agree(("q", q), ("k", k), ("v", v))
     dims = check_shape(q, "q", "B T d")
     check_shape(k, "k", "B T d", bound=dims)
     check_shape(v, "v", "B T dv", sizes={"B": dims["B"], "T": dims["T"]})

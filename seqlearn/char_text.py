@@ -147,7 +147,17 @@ class CharVocab:
     def decode(self, ids: Tensor | np.ndarray | list[int]) -> str:
         """The string of the ids ``ids``, one-dimensional, each in
         ``[0, len(self))``."""
-        ids = torch.as_tensor(np.asarray(ids) if isinstance(ids, list) else ids)
+        if not isinstance(ids, (Tensor, np.ndarray, list, tuple)):
+            raise TypeError(f"ids must be a tensor, array or list of ids, got "
+                            f"{type(ids).__name__}")
+        try:
+            ids = torch.as_tensor(np.asarray(ids) if isinstance(ids, (list, tuple))
+                                  else ids)
+        except (TypeError, ValueError, RuntimeError) as error:
+            raise TypeError(f"ids must hold integers ({error})") from None
+        if ids.dtype in (torch.uint16, torch.uint32, torch.uint64):  # 2**63 and up
+            raise TypeError(f"ids must be int64 (or a smaller integer type), got dtype "
+                            f"{ids.dtype}")
         if ids.is_floating_point() or ids.dtype == torch.bool or ids.is_complex():
             raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
         if ids.dim() != 1:

@@ -46,6 +46,7 @@ def jacobian_pattern(fn: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
     position ``t`` gives ``r_t^T dy_t/dx_s`` for every ``s`` at once, with a random direction
     ``r_t`` (a fixed seed): it is exactly zero when the block is (``y_t`` does not read
     ``x_s``), and non-zero otherwise except on a set of directions of probability zero.
+    A ``y`` that does not depend on ``x`` at all gives the all-False pattern.
     """
     check_tensor(x, "x")
     check_shape(x, "x", "T D")
@@ -53,6 +54,8 @@ def jacobian_pattern(fn: Callable[[Tensor], Tensor], x: Tensor) -> Tensor:
     y = fn(x)
     check_tensor(y, "fn(x)")
     check_shape(y, "fn(x)", "T D")
+    if not y.requires_grad:  # y does not depend on x (a constant, or x detached)
+        return torch.zeros(y.shape[0], x.shape[0], dtype=torch.bool)
     r = torch.randn(y.shape, generator=torch.Generator().manual_seed(0), dtype=y.dtype)
     rows = []
     for t in range(y.shape[0]):

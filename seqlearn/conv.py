@@ -75,7 +75,7 @@ def pad1d(x: torch.Tensor, left: int, right: int, value: float = 0.0) -> torch.T
     """
     check_tensor(x, "x")
     check_shape(x, "x", "... T")
-    check_real(value, "value", finite=False)
+    value = check_real(value, "value", finite=False)  # 10**400: inf, as a float
     check_int(left, "left", 0)
     check_int(right, "right", 0)
     fill = x.new_full((*x.shape[:-1], left + x.shape[-1] + right), value)
@@ -94,7 +94,7 @@ def unfold1d(x: torch.Tensor, kernel_size: int, stride: int = 1, padding: int = 
     """
     dims = check_nonempty(x, "x", "B C T", "T")
     check_tensor(x, "x")
-    check_real(pad_value, "pad_value", finite=False)
+    pad_value = check_real(pad_value, "pad_value", finite=False)
     t_out = _output_length(dims["T"], kernel_size, stride, padding, dilation, "x")
     # (B, C, T + 2a)
     x_pad = x if padding == 0 else pad1d(x, padding, padding, pad_value)
@@ -250,7 +250,9 @@ def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: int,
         raise TypeError(f"norm_type must be a number, got {type(norm_type).__name__}")
     if not norm_type > 0:
         raise ValueError(f"norm_type must be > 0, got {norm_type}")
-    if norm_type == math.inf:
+    check_tensor(x, "x")  # before x.abs() below
+    # an int beyond float's range (10**400) is p = inf, as its limit
+    if check_real(norm_type, "norm_type", finite=False) == math.inf:
         return max_pool1d(x.abs(), kernel_size, stride)
     windows = _pool_windows(x, kernel_size, stride, 0, 1, 0.0)  # (B, C, T_out, k)
     return windows.abs().pow(norm_type).sum(dim=-1).pow(1.0 / norm_type)  # (B, C, T_out)

@@ -24,9 +24,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from seqlearn.validate import (check_finite, check_float_dtype, check_int,
-                               check_nonempty, check_rng, check_same_dtype, check_shape,
-                               check_tensor)
+from seqlearn.validate import (check_dtypes_agree, check_finite, check_float_dtype,
+                               check_int, check_nonempty, check_rng, check_same_dtype,
+                               check_shape, check_tensor, first_weight)
 
 
 class CopyBatch(NamedTuple):
@@ -69,6 +69,7 @@ class LSTMCopier(nn.Module):
         check_tensor(x, "x")
         check_shape(x, "x", "B T D", sizes={"D": self.width + 1})
         check_nonempty(x, "x", "B T D", "B T")
+        check_dtypes_agree(("x", x), ("the module's parameters", first_weight(self)))
         y, _ = self.lstm(x)  # (B, T, hidden)
         return self.output(y), None  # (B, T, width)
 

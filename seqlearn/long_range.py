@@ -20,7 +20,8 @@ from torch import Tensor, nn
 
 from seqlearn.attention import MultiHeadAttention
 from seqlearn.data.vocab import Vocab, vocab_size
-from seqlearn.validate import check_int, check_shape, check_tokens
+from seqlearn.validate import (check_dtypes_agree, check_int, check_shape, check_tensor,
+                               check_tokens)
 
 READERS = ("rnn", "attention")
 
@@ -76,6 +77,10 @@ class LastStepReader(nn.Module):
         return self.embedding(tokens)
 
     def forward(self, tokens: Tensor, embedded: Tensor | None = None) -> Tensor:
+        if embedded is not None:  # NumPy or another dtype would fail inside torch
+            check_tensor(embedded, "embedded")
+            check_dtypes_agree(("embedded", embedded),
+                               ("the module's parameters", self.embedding.weight))
         e = self.embed(tokens) if embedded is None else embedded  # (B, T, d)
         check_shape(e, "embedded", "B T d", sizes={"T": self.T, "d": self.embedding.embedding_dim})
         if self.kind == "rnn":

@@ -17,12 +17,33 @@ SIGNED_CMAP = "RdBu_r"
 
 
 def as_matrix(x: Any, name: str = "matrix") -> np.ndarray:
-    """Return a 2-D NumPy float array from a tensor or array (detached, on the CPU)."""
+    """Return a 2-D NumPy float array from a tensor or array (detached, on the CPU).
+
+    ``TypeError`` for values that are not real numbers (complex ones would lose their
+    imaginary part), ``ValueError`` unless 2-D with at least one entry.
+    """
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a 2-D tensor or array, got {type(x).__name__}")
     if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    m = np.asarray(x, dtype=float)
+        x = x.detach().cpu()
+        if x.is_complex():
+            raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
+        x = (x.float() if str(x.dtype) == "torch.bfloat16" else x).numpy()  # no bf16
+    raw = np.asarray(x)
+    if raw.dtype.kind == "c":
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    if raw.dtype.kind not in "biuf":  # objects (Python complex, tensors), strings
+        try:
+            raw = np.asarray(x, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype} "
+                            f"({error})") from None
+    m = raw.astype(float)
     if m.ndim != 2:
         raise ValueError(f"{name} must be 2-D (rows, columns), got shape {m.shape}")
+    if m.size == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape "
+                         f"{m.shape}")
     return m
 
 

@@ -28,8 +28,9 @@ from torch import nn
 
 from seqlearn.conv import pad1d, unfold1d
 from seqlearn.scan import _linear_scan
-from seqlearn.validate import (check_bool, check_int, check_nonempty, check_real, check_same_dtype,
-                               check_shape, check_tensor)
+from seqlearn.validate import (check_bool, check_dtypes_agree, check_int,
+                               check_nonempty, check_real, check_same_dtype,
+                               check_shape, check_tensor, first_weight)
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "tanh": torch.tanh,
@@ -44,11 +45,13 @@ def _activation(name: object, allowed: tuple[str, ...]) -> Callable[[torch.Tenso
     return ACTIVATIONS[name]
 
 
-def _check_input(x: torch.Tensor, input_size: int, like: torch.Tensor) -> dict[str, int]:
-    """``x`` must be a floating ``(B, T, D=input_size)`` tensor with ``T >= 1`` and the dtype of ``like``."""
+def _check_input(x: torch.Tensor, input_size: int, like: torch.Tensor | None
+                 ) -> dict[str, int]:
+    """``x`` must be a floating ``(B, T, D=input_size)`` tensor with ``T >= 1`` and the
+    dtype of ``like`` (the parameters; None: any)."""
     dims = check_shape(x, "x", "B T D", sizes={"D": input_size})
     check_tensor(x, "x")
-    check_same_dtype("x", x, "the parameters", like)
+    check_dtypes_agree(("x", x), ("the parameters", like))
     if dims["T"] < 1:
         raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}")
     return dims
@@ -161,9 +164,9 @@ def exponential_trace(y: torch.Tensor, mu: float,
     """
     check_tensor(y, "y")
     dims = check_nonempty(y, "y", "B T O", "T")  # c_0 is the first output: T >= 1
-    if (isinstance(mu, bool) or not isinstance(mu, (int, float))
-            or not math.isfinite(mu)):
+    if isinstance(mu, bool) or not isinstance(mu, (int, float)):
         raise ValueError(f"mu must be a finite number, got {mu!r}")
+    check_real(mu, "mu")  # NaN, inf and ints beyond float (10**400)
     c0 = y.new_zeros(dims["B"], dims["O"]) if c0 is None else c0
     check_tensor(c0, "c0")
     check_shape(c0, "c0", "B O", sizes={"B": dims["B"], "O": dims["O"]})
@@ -337,6 +340,7 @@ def _check_unroll(cell: object, x: object, state: object) -> None:
     D, H = getattr(cell, "input_size", None), getattr(cell, "hidden_size", None)
     B = check_shape(x, "x", "B T D", sizes=None if D is None else {"D": D})["B"]
     _check_states(state, "state", "B H", {"B": B, **({} if H is None else {"H": H})}, x)
+    check_dtypes_agree(("x", x), ("the cell's parameters", first_weight(cell)))
 
 
 def _check_stack(cells: object, x: object, state0: object,
@@ -355,6 +359,9 @@ def _check_stack(cells: object, x: object, state0: object,
                          f"layer, got {len(cells)}")
     check_tensor(x, "x")
     check_shape(x, "x", "B T D")
+    for k, cell in enumerate(cells):
+        check_dtypes_agree(("x", x),
+                           (f"the parameters of cells[{k}]", first_weight(cell)))
     H = getattr(cells[0], "hidden_size", None)
     sizes = {"LD": len(cells), "B": x.shape[0], **({} if H is None else {"H": H})}
     _check_states(state0, "state0", "LD B H", sizes, x)
@@ -433,9 +440,25 @@ class StackedRNN(nn.Module):
         check_bool(bidirectional, "bidirectional")
         self.bidirectional = bidirectional
         self.num_directions = 2 if bidirectional else 1
-        self.cells = nn.ModuleList(
-            make_cell(input_size if layer == 0 else self.num_directions * hidden_size)
-            for layer in range(num_layers) for _ in range(self.num_directions))
+        if not callable(make_cell):
+            raise TypeError(f"make_cell must be callable (input size -> cell), got "
+                            f"{type(make_cell).__name__}")
+        sizes = [input_size if layer == 0 else self.num_directions * hidden_size
+                 for layer in range(num_layers) for _ in range(self.num_directions)]
+        cells = [make_cell(size) for size in sizes]
+        for k, cell in enumerate(cells):  # a cell of another size would fail later
+            _check_cell(cell, f"make_cell(...) (cells[{k}])")
+            if not isinstance(cell, nn.Module):
+                raise TypeError(f"make_cell must return torch.nn.Module cells, got "
+                                f"{type(cell).__name__}")
+            wanted = {"input_size": sizes[k], "hidden_size": hidden_size}
+            for attr, size in wanted.items():
+                got = getattr(cell, attr, size)
+                if got != size:
+                    raise ValueError(f"make_cell must return cells of {attr}={size} "
+                                     f"(hidden_size={hidden_size} of the network), got "
+                                     f"{attr}={got} for cells[{k}]")
+        self.cells = nn.ModuleList(cells)
 
     def extra_repr(self) -> str:
         return (f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}, "
@@ -443,7 +466,7 @@ class StackedRNN(nn.Module):
 
     def _run(self, x: torch.Tensor, state0: State | None) -> tuple[torch.Tensor, State]:
         """Validate ``x (B, T, D)`` and the initial states (zeros when None), then run the stack."""
-        dims = _check_input(x, self.input_size, self.cells[0].weight_ih)
+        dims = _check_input(x, self.input_size, first_weight(self.cells[0]))
         n_states = self.num_layers * self.num_directions
         if state0 is None:
             state0 = tuple(x.new_zeros(n_states, dims["B"], self.hidden_size)

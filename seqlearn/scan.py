@@ -160,6 +160,9 @@ def combine(first: tuple[Any, Any], second: tuple[Any, Any],
     for pair, name in ((first, "first"), (second, "second")):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(f"{name} must be a pair (a, b), got {type(pair).__name__}")
+    if not isinstance(arithmetic, Arithmetic):
+        raise TypeError(f"arithmetic must be seqlearn.scan.PLAIN or EXTENDED (an "
+                        f"Arithmetic), got {type(arithmetic).__name__} {arithmetic!r}")
     (a1, b1), (a2, b2) = first, second
     _check_operands({"first[0]": a1, "first[1]": b1, "second[0]": a2, "second[1]": b2})
     mul, add = arithmetic.mul, arithmetic.add
@@ -169,6 +172,10 @@ def combine(first: tuple[Any, Any], second: tuple[Any, Any],
 def _check_operands(operands: dict[str, Any]) -> None:
     """Array operands of :func:`combine` are of one kind (torch or NumPy) and one shape:
     broadcasting ``(H, 1)`` against ``(H,)`` would silently compose ``H * H`` maps."""
+    for name, x in operands.items():
+        if x is None or isinstance(x, (str, bytes)):
+            raise TypeError(f"{name} must be a number, tensor or array, got "
+                            f"{type(x).__name__}")
     arrays = {name: x for name, x in operands.items()
               if isinstance(x, (torch.Tensor, np.ndarray))}
     kinds = {type(x).__name__ for x in arrays.values()}

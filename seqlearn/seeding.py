@@ -21,6 +21,9 @@ def seed_all(seed: int = 0, *, threads: int | None = 1) -> torch.Generator:
     """
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not -2**63 <= seed < 2**64:  # torch's range, checked before anything is seeded
+        raise ValueError(f"seed must be in [-2**63, 2**64 - 1] (torch.manual_seed), "
+                         f"got {seed}")
     if threads is not None:
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")

@@ -17,8 +17,9 @@ from seqlearn.data.vocab import Seq2SeqBatch
 from seqlearn.losses import _check_batch, masked_cross_entropy
 from seqlearn.memory import PAD, MemN2N, answer_loss, random_noise_ages
 from seqlearn.seq2seq import Seq2Seq
-from seqlearn.validate import (check_bool, check_finite, check_int, check_nonempty,
-                               check_real, check_shape, check_tensor, check_tokens)
+from seqlearn.validate import (check_bool, check_dtypes_agree, check_finite, check_int,
+                               check_nonempty, check_real, check_shape, check_tensor,
+                               check_tokens, first_weight)
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -37,14 +38,35 @@ class SequenceClassifier(nn.Module):
         if not isinstance(rnn, nn.Module):
             raise TypeError(f"rnn must be a torch.nn.Module, got {type(rnn).__name__}")
         self.rnn = rnn
-        self.head = nn.Linear(check_int(features, "features"),
-                              check_int(num_classes, "num_classes"))
+        features = check_int(features, "features")
+        out = _output_size(rnn)
+        if out is not None and out != features:
+            raise ValueError(f"features must be the rnn's output size F = dirs * "
+                             f"hidden_size = {out}, got {features}")
+        self.head = nn.Linear(features, check_int(num_classes, "num_classes"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_tensor(x, "x")
         check_nonempty(x, "x", "B T D", "T")  # the last step must exist
+        check_dtypes_agree(("x", x), ("the rnn's parameters", first_weight(self.rnn)))
         y, _ = self.rnn(x)  # (B, T, F)
+        check_tensor(y, "the rnn's output y")
+        check_shape(y, "the rnn's output y", "B T F",
+                    sizes={"B": x.shape[0], "F": self.head.in_features})
         return self.head(y[:, -1])  # (B, C)
+
+
+def _output_size(rnn: nn.Module) -> int | None:
+    """``dirs * hidden_size`` (``proj_size`` for a projected LSTM) of a module with
+    ``torch.nn.RNN``'s attributes ``hidden_size`` and ``bidirectional`` (torch's and
+    seqlearn's stacks); None for another module (its output is checked at each call)."""
+    hidden = getattr(rnn, "hidden_size", None)
+    bidirectional = getattr(rnn, "bidirectional", None)
+    if (isinstance(hidden, bool) or not isinstance(hidden, int)
+            or not isinstance(bidirectional, bool)):
+        return None
+    hidden = getattr(rnn, "proj_size", 0) or hidden
+    return (2 if bidirectional else 1) * hidden
 
 
 def _check_model(model: Any, kind: type[nn.Module] = nn.Module) -> None:

@@ -118,6 +118,10 @@ def check_nonempty(x: Any, name: str, spec: str, dims: str) -> dict[str, int]:
     For functions whose maths needs at least one element along those dimensions (e.g. one
     time step): ``check_nonempty(x, "x", "B T D", "T")``.
     """
+    unknown = [dim for dim in dims.split() if dim not in spec.split() or dim == "..."]
+    if unknown:  # a wrong call of this helper, not a wrong x
+        raise ValueError(f"dims must name dimensions of spec {spec!r}, got "
+                         f"{' '.join(unknown)!r}")
     found = check_shape(x, name, spec)
     for dim in dims.split():
         if found[dim] < 1:
@@ -137,13 +141,21 @@ def check_real(value: Any, name: str, *, minimum: float | None = None,
                positive: bool = False, finite: bool = True) -> float:
     """A real number (not a bool): ``TypeError`` otherwise; ``ValueError`` when out of range.
 
-    ``finite`` refuses NaN and infinity; ``positive`` requires ``value > 0``; ``minimum``
-    requires ``value >= minimum``. Returns ``float(value)``.
+    ``finite`` refuses NaN and infinity (and an int too large for a float; with
+    ``finite=False`` such an int counts as infinity); ``positive`` requires
+    ``value > 0``; ``minimum`` requires ``value >= minimum``. Returns ``float(value)``.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the largest float (10**400)
+        if finite:
+            digits = len(str(abs(int(value))))
+            raise ValueError(f"{name} must be a finite number, got an int too large "
+                             f"for a float ({digits} digits)") from None
+        value = math.inf if value > 0 else -math.inf
     if math.isnan(value) or (finite and math.isinf(value)):
         raise ValueError(f"{name} must be a finite number, got {value}")
     if positive and not value > 0:
@@ -155,8 +167,46 @@ def check_real(value: Any, name: str, *, minimum: float | None = None,
 
 def check_same_dtype(name_a: str, a: Any, name_b: str, b: Any) -> None:
     """Raise ``TypeError`` when two arrays that are combined have different dtypes."""
+    for name, x in ((name_a, a), (name_b, b)):
+        if not hasattr(x, "dtype"):
+            raise TypeError(f"{name} must be a tensor or array, got {type(x).__name__}")
     if a.dtype != b.dtype:
         raise TypeError(f"{name_a} and {name_b} must have the same dtype, got {a.dtype} and {b.dtype}")
+
+
+def check_dtypes_agree(*named: tuple[str, Any]) -> None:
+    """``TypeError`` unless the arrays or tensors of ``(name, x)`` pairs share a dtype.
+
+    Skips ``None`` (an optional argument left out). For a module's weights pass
+    ``("the module's parameters", weight)``; the error names every argument and dtype::
+
+        check_dtypes_agree(("q", q), ("k", k), ("v", v))
+    """
+    given = [(n, x) for n, x in named if x is not None]
+    for n, x in given:
+        if not hasattr(x, "dtype"):
+            raise TypeError(f"{n} must be a tensor or array, got {type(x).__name__}")
+    if len({str(x.dtype) for _, x in given}) < 2:
+        return
+    if len(given) == 2:
+        check_same_dtype(*given[0], *given[1])
+    names = [n for n, _ in given]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    got = ", ".join(f"{n} {x.dtype}" for n, x in given)
+    raise TypeError(f"{listed} must have the same dtype, got {got}")
+
+
+def first_weight(module: Any) -> Any:
+    """A module's first floating parameter, ``None`` when it has none (or is no module):
+    its dtype is the one the module's inputs must have (see :func:`check_dtypes_agree`).
+    """
+    params = getattr(module, "parameters", None)
+    if not callable(params):
+        return None
+    for p in params():
+        if p.is_floating_point():
+            return p
+    return None
 
 
 def check_finite(x: Any, name: str) -> None:

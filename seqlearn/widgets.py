@@ -14,6 +14,7 @@ import html
 import io
 import itertools
 import json
+import math
 import numbers
 from typing import Any, Callable, Sequence
 
@@ -64,6 +65,18 @@ def figure_png(fig: Figure, dpi: int = FRAME_DPI, colours: int | None = None) ->
     With ``colours``, the image is reduced to an adaptive palette of that many colours (the
     notebook stores every frame, so frames must stay small).
     """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if isinstance(dpi, bool) or not isinstance(dpi, numbers.Real):
+        raise TypeError(f"dpi must be a number, got {type(dpi).__name__}")
+    if not (dpi > 0 and math.isfinite(dpi)):
+        raise ValueError(f"dpi must be a positive finite number, got {dpi!r}")
+    if colours is not None:
+        if isinstance(colours, bool) or not isinstance(colours, numbers.Integral):
+            raise TypeError(f"colours must be None or an int, got "
+                            f"{type(colours).__name__}")
+        if not 2 <= colours <= 256:
+            raise ValueError(f"colours must be in 2..256 (a palette), got {colours!r}")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     plt.close(fig)
@@ -111,8 +124,14 @@ class FrameSlider:
         if not params:
             raise ValueError("FrameSlider needs at least one parameter list, e.g. u=[0.1, 0.5, 0.9]")
         for name, values in params.items():
-            if isinstance(values, (str, bytes)) or len(values) == 0:
+            if (isinstance(values, (str, bytes)) or not hasattr(values, "__len__")
+                    or len(values) == 0):
                 raise ValueError(f"parameter {name!r} needs a non-empty list of values, got {values!r}")
+            for value in values:  # a NaN or inf has no place on a slider
+                if (isinstance(value, numbers.Real) and not isinstance(value, bool)
+                        and not math.isfinite(value)):
+                    raise ValueError(f"parameter {name!r} must hold finite numbers, "
+                                     f"got {value!r} in {list(values)!r}")
         self.draw = draw
         self.dpi = dpi
         self.params = {name: list(values) for name, values in params.items()}

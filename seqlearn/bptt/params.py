@@ -115,8 +115,16 @@ def check_params(params: Any, num_layers: int, bidirectional: bool, dims: dict[s
                  x: Array) -> list[str]:
     """Check the names, shapes and dtypes of a network's parameters; return the names.
 
-    ``dims`` holds the input size ``D`` and the hidden size ``H``.
+    ``dims`` holds the input size ``D`` and the hidden size ``H`` (ints).
     """
+    if not isinstance(dims, dict):
+        raise TypeError(f"dims must be a dict with the sizes D and H, got "
+                        f"{type(dims).__name__}")
+    for key in ("D", "H"):
+        if key not in dims:
+            raise ValueError(f"dims must hold the sizes D (input) and H (hidden), got "
+                             f"keys {sorted(map(str, dims))}")
+        check_int(dims[key], f"dims[{key!r}]", minimum=0)
     names = param_names(num_layers, bidirectional)
     check_keys(params, names)
     H, K = dims["H"], (2 if bidirectional else 1) * dims["H"]

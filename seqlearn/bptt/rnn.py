@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from seqlearn.validate import check_bool
-from seqlearn.bptt.params import (Array, Params, check_array, check_keys, check_params,
-                                  param_names, suffixes)
+from seqlearn.bptt.params import (MAX_LAYERS, Array, Params, check_array, check_keys,
+                                  check_params, param_names, suffixes)
 
 
 def _check_steps(x: Array, dims: dict[str, int]) -> None:
@@ -187,6 +187,18 @@ def rnn_backward(dy: Array, cache: dict) -> dict[str, Array]:
 
 # --------------------------------------------------------------------------- stacked, bidirectional
 
+def _layers_in(params: Any, bidirectional: bool) -> int:
+    """The number of layers of ``params`` when it holds exactly the names of some depth
+    (:func:`param_names`), else 0: then :func:`check_params` names what is missing."""
+    if not isinstance(params, dict):
+        return 0
+    s = suffixes(bidirectional)[0]
+    n = 0
+    while n < MAX_LAYERS and f"W{n + 1}{n + 1}{s}" in params:
+        n += 1
+    return n if n and set(params) == set(param_names(n, bidirectional)) else 0
+
+
 def deep_rnn_forward(x: Array, h0: Array, params: Params,
                      bidirectional: bool = False) -> tuple[Array, dict]:
     """The stacked RNN (``h^(0) = x``), optionally bidirectional in every layer.
@@ -200,6 +212,11 @@ def deep_rnn_forward(x: Array, h0: Array, params: Params,
     check_array(x, "x", "B T D", dims)
     _check_steps(x, dims)
     check_array(h0, "h0", "S B H", dims, like=x)
+    n = _layers_in(params, bidirectional)
+    if n and dims["S"] != n * dirs:  # the layers are those of params: h0 must match
+        raise ValueError(f"h0 must have shape (L*{dirs}, B, H), got {tuple(h0.shape)}: "
+                         f"params has L={n} layer(s), so h0 needs {n * dirs} states "
+                         f"(one per layer and direction)")
     if dims["S"] % dirs:
         raise ValueError(f"h0 must have shape (L*{dirs}, B, H), got {h0.shape}")
     n = dims["S"] // dirs

@@ -252,7 +252,8 @@ def encode_brackets(strings: list[str], *, onehot: bool = True,
     """Equal-length strings -> one-hot ``(B, T, 3)`` of ``dtype``, or int64 indices
     ``(B, T)``.
 
-    Index ``v`` stands for ``VOCAB[v]``: 0 = ``(``, 1 = ``)``, 2 = ``x``.
+    Index ``v`` stands for ``VOCAB[v]``: 0 = ``(``, 1 = ``)``, 2 = ``x``. Empty strings
+    give ``T = 0``.
     """
     check_bool(onehot, "onehot")
     if not isinstance(dtype, torch.dtype):
@@ -267,8 +268,9 @@ def encode_brackets(strings: list[str], *, onehot: bool = True,
     if len(lengths) != 1:
         raise ValueError(f"all strings must have the same length, got lengths "
                          f"{sorted(lengths)}")
-    # (B, T), int64
-    index = torch.tensor([[VOCAB.index(ch) for ch in s] for s in strings])
+    # (B, T), int64 (also for empty strings, T = 0, where torch would guess float32)
+    index = torch.tensor([[VOCAB.index(ch) for ch in s] for s in strings],
+                         dtype=torch.long).reshape(len(strings), lengths.pop())
     if not onehot:
         return index
     return torch.nn.functional.one_hot(index, len(VOCAB)).to(dtype)  # (B, T, 3)

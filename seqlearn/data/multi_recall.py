@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from seqlearn.validate import check_bool, check_int, check_rng
+from seqlearn.validate import check_bool, check_float_dtype, check_int, check_rng
 
 __all__ = ["multi_recall_vocab_size", "multi_recall_dataset"]
 
@@ -39,8 +39,11 @@ def multi_recall_dataset(n: int, num_items: int, delay: int, rng: np.random.Gene
                          dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` sequences of length ``k + delay + 1``: ``x`` one-hot ``(n, T, V)`` (or token
     indices ``(n, T)`` when ``onehot=False``) and ``labels (n,)``, the symbol at the cued position.
+    ``dtype``: the floating dtype of the one-hot ``x`` (checked with ``onehot=False``
+    too).
     """
     check_rng(rng)
+    check_float_dtype(dtype, "dtype")
     n = check_int(n, "n", 1)
     delay = check_int(delay, "delay", 0)
     V = multi_recall_vocab_size(num_items, num_symbols, num_distractors)

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from seqlearn.validate import check_bool, check_rng
+from seqlearn.validate import check_bool, check_float_dtype, check_rng
 
 
 Batch = tuple[torch.Tensor, torch.Tensor]
@@ -29,6 +29,8 @@ Batch = tuple[torch.Tensor, torch.Tensor]
 def _check_int(value: object, name: str, low: int) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value >= 2**63:  # beyond int64, NumPy's sizes and ids
+        raise ValueError(f"{name} must be less than 2**63, got {value!r}")
     return int(value)
 
 
@@ -55,10 +57,16 @@ def recall_tokens(n: int, delay: int, rng: np.random.Generator, *, num_symbols: 
 def recall_dataset(n: int, delay: int, rng: np.random.Generator, *, num_symbols: int = 4,
                    num_distractors: int = 3, onehot: bool = True,
                    dtype: torch.dtype = torch.float32) -> Batch:
-    """Tensors for training: ``x (n, delay + 2, V)`` one-hot (or ``(n, delay + 2)`` indices), ``labels (n,)``."""
+    """Tensors for training: ``x (n, delay + 2, V)`` one-hot (or ``(n, delay + 2)``
+    indices), ``labels (n,)``.
+
+    ``dtype``: the floating dtype of the one-hot ``x`` (checked with ``onehot=False``
+    too).
+    """
+    check_float_dtype(dtype, "dtype")
+    check_bool(onehot, "onehot")
     tokens, labels = recall_tokens(n, delay, rng, num_symbols=num_symbols,
                                    num_distractors=num_distractors)
-    check_bool(onehot, "onehot")
     index = torch.from_numpy(tokens)  # (n, T)
     if onehot:
         V = recall_vocab_size(num_symbols, num_distractors)
@@ -89,8 +97,9 @@ def recall_batches(batch_size: int, delays: Sequence[int], rng: np.random.Genera
         except ValueError as error:
             raise ValueError(f"{error} (delays[{k}])") from None
     delays = [int(d) for d in delays]
-    # validates K and M now, not at the first step
+    # validates K, M and dtype now, not at the first step
     recall_vocab_size(num_symbols, num_distractors)
+    check_float_dtype(dtype, "dtype")
 
     def batches(step: int) -> Batch:
         delay = delays[int(rng.integers(len(delays)))]

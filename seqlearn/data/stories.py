@@ -112,7 +112,10 @@ def stories(n: int, rng: np.random.Generator, *, task: int = 1, min_sentences: i
     """
     n = check_int(n, "n")
     check_rng(rng)
-    if isinstance(task, bool) or task not in TASKS:
+    if not isinstance(task, (int, np.integer)) or isinstance(task, (bool, np.bool_)):
+        raise TypeError(f"task must be an int (1 or 2), got {type(task).__name__} "
+                        f"{task!r}")  # 1.0 == 1, but it is no task number
+    if task not in TASKS:
         raise ValueError(f"task must be 1 (one supporting fact) or 2 (two), got {task!r}")
     min_sentences = check_int(min_sentences, "min_sentences", minimum=task)
     max_sentences = check_int(max_sentences, "max_sentences", minimum=min_sentences)

@@ -91,6 +91,9 @@ class Vocab:
             if isinstance(ids, np.ndarray) and not np.issubdtype(ids.dtype, np.integer):
                 raise TypeError(f"ids must hold integers, got dtype {ids.dtype}")
             ids = ids.tolist()
+        elif isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(f"ids must be a list, tensor or array of int ids, got "
+                            f"{type(ids).__name__}")
         out = []
         for k, i in enumerate(ids):
             check_int(i, f"ids[{k}]", minimum=0, maximum=len(self.itos) - 1)
@@ -119,6 +122,21 @@ def vocab_size(vocab: Vocab | int, name: str = "vocab", minimum: int = 1) -> int
     return check_int(vocab, name, minimum=minimum)
 
 
+INT64_MAX = 2**63 - 1
+
+
+def _check_wide_ids(ids: list, k: int) -> None:
+    """Python ids that NumPy stored as uint64, float or object (2**63 and up, or such a
+    number next to a negative one): ``ValueError`` outside int64, which would wrap."""
+    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+               for i in ids):
+        return  # not all ints: the type check below names sequences[k]
+    for i in ids:
+        if not 0 <= int(i) <= INT64_MAX:
+            raise ValueError(f"ids must be in [0, 2**63 - 1] (int64), got {int(i)} in "
+                             f"sequences[{k}]")
+
+
 class PaddedBatch(NamedTuple):
     """``tokens (B, T)`` long, ``lengths (B,)`` long, ``mask (B, T)`` bool (True = token)."""
 
@@ -139,7 +157,7 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None
                         f"{type(sequences).__name__}")
     if len(sequences) == 0:
         raise ValueError("sequences must hold at least one sequence, got none")
-    check_int(pad, "pad", minimum=0)
+    check_int(pad, "pad", minimum=0, maximum=INT64_MAX)
     rows = []
     for k, seq in enumerate(sequences):
         if (isinstance(seq, (str, bytes))
@@ -147,6 +165,11 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad: int, *, width: int | None
             raise TypeError(f"sequences[{k}] must be a list of int ids, got "
                             f"{type(seq).__name__}")
         row = np.asarray(seq.tolist() if isinstance(seq, torch.Tensor) else seq)
+        if row.ndim == 1 and row.dtype.kind in "uO" or (
+                row.dtype.kind == "f" and not isinstance(seq, np.ndarray)):
+            # ids 2**63 and up would wrap to negative
+            _check_wide_ids(row.tolist() if isinstance(seq, np.ndarray) else list(seq),
+                            k)
         if row.size and (row.ndim != 1 or not np.issubdtype(row.dtype, np.integer)
                          or row.dtype == np.bool_):
             raise TypeError(f"sequences[{k}] must be a flat list of int ids, got "

@@ -596,3 +596,13 @@ def test_reduced_precision_attention_is_as_accurate_as_sdpa(dtype, scale):
     )
     assert math.isfinite(plain) and math.isfinite(blocked)
     assert plain <= 1.5 * sdpa and blocked <= 1.5 * sdpa, (plain, blocked, sdpa)
+
+
+def test_a_huge_int_scale_is_refused_by_name():
+    """float(10**400) overflowed inside check_real, which every real argument goes
+    through (issue 31)."""
+    q = torch.randn(1, 2, 2, dtype=torch.float64)
+    with pytest.raises(
+            ValueError, match=r"^scale must be a finite number, got an int too "
+                              r"large for a float \(401 digits\)$"):
+        attention(q, q, q, scale=10**400)

@@ -66,3 +66,40 @@ def test_clip_validation():
         clip_grad_norm({"a": np.ones(2)}, -1.0)
     with pytest.raises(ValueError, match="eps must be"):
         clip_grad_norm({"a": np.ones(2)}, 1.0, eps=-1e-3)
+
+
+# ------------------------------------ edge cases: float16 sums, eps = 0 (issue 31)
+
+def test_float16_norm_is_torchs_and_does_not_overflow():
+    """300 ** 2 * 3 overflows float16 (65504): the norm must still be 519.6, as
+    torch's."""
+    grads = {"W": np.full(3, 300.0, np.float16)}
+    ref = torch.nn.utils.get_total_norm([torch.from_numpy(grads["W"])])
+    assert global_norm(grads) == pytest.approx(float(ref), rel=1e-3)
+    assert global_norm(grads) == pytest.approx(300.0 * 3 ** 0.5, rel=1e-6)
+    clipped, norm = clip_grad_norm(grads, 1000.0)  # below max_norm: left alone
+    assert norm == pytest.approx(519.615, rel=1e-5)
+    assert clipped["W"].dtype == np.float16
+    np.testing.assert_array_equal(clipped["W"], grads["W"])
+    t = torch.from_numpy(grads["W"].copy()).requires_grad_(True)
+    t.grad = t.detach().clone()
+    torch.nn.utils.clip_grad_norm_([t], 100.0)
+    clipped, _ = clip_grad_norm(grads, 100.0)
+    np.testing.assert_allclose(clipped["W"].astype(float), t.grad.double().numpy(),
+                               rtol=2e-3)
+
+
+def test_eps_zero_with_zero_gradients_returns_them_unchanged():
+    clipped, norm = clip_grad_norm({"a": np.zeros(3)}, 1.0, eps=0.0)
+    assert norm == 0.0
+    np.testing.assert_array_equal(clipped["a"], np.zeros(3))
+
+
+def test_huge_int_max_norm_is_no_clipping_and_huge_eps_refused():
+    grads = {"a": np.array([3.0, 4.0])}
+    clipped, norm = clip_grad_norm(grads, 10**400)
+    assert norm == 5.0
+    np.testing.assert_array_equal(clipped["a"], grads["a"])
+    with pytest.raises(
+            ValueError, match="eps must be a finite number, got an int too large"):
+        clip_grad_norm(grads, 1.0, eps=10**400)

@@ -103,3 +103,19 @@ def test_param_names_accepts_max_layers_and_refuses_one_more():
 def test_init_params_names_orthogonal():
     with pytest.raises(TypeError, match=r"^orthogonal must be a bool, got int 1$"):
         init_params(2, 3, 1, np.random.default_rng(0), orthogonal=1)
+
+
+def test_check_params_refuses_dims_without_d_and_h():
+    """``check_params`` with sizes missing from ``dims`` raised KeyError (issue 31)."""
+    from seqlearn.bptt.params import check_params
+
+    params = init_params(2, 3, 2, np.random.default_rng(0))
+    x = np.zeros((1, 2, 2))
+    with pytest.raises(ValueError, match=r"dims must hold the sizes D \(input\) and H "
+                                         r"\(hidden\), got keys \['D'\]"):
+        check_params(params, 1, False, {"D": 2}, x)
+    with pytest.raises(TypeError, match="dims must be a dict"):
+        check_params(params, 1, False, None, x)
+    with pytest.raises(TypeError, match=r"dims\['H'\] must be an int, got float"):
+        check_params(params, 1, False, {"D": 2, "H": 3.0}, x)
+    assert check_params(params, 1, False, {"D": 2, "H": 3}, x)[0] == "W1"

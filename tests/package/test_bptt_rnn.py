@@ -414,3 +414,16 @@ def test_rnn_gradients_equal_autograd(seed, B, T, D, H, L, bi, flag):
             D, H, 2, rng, bidirectional=True))
         assert rnn.birnn_backward(np.ones_like(yb), cb)["x"].shape == x.shape
         refuses(rnn.rnn_forward, x[:, :0], h0[0], single)
+
+
+@pytest.mark.parametrize("states", [1, 3, 0])
+def test_deep_h0_of_the_wrong_depth_is_blamed_on_h0(states):
+    """The error talked about num_layers (derived from h0), not h0's shape
+    (issue 31)."""
+    params = bptt.init_params(2, 3, 2, np.random.default_rng(0), num_layers=2)
+    x = np.zeros((1, 2, 2))
+    with pytest.raises(ValueError, match=rf"^h0 must have shape \(L\*1, B, H\), got "
+                                         rf"\({states}, 1, 3\): params has L=2 "
+                                         rf"layer\(s\), "
+                                         rf"so h0 needs 2 states"):
+        deep_rnn_forward(x, np.zeros((states, 1, 3)), params)

@@ -238,3 +238,12 @@ def test_brackets_are_balanced_within_depth_and_negatives_are_not(seed, half, de
 def test_balanced_string_cost_is_linear_without_a_depth_bound():
     s = brackets.balanced_string(20000, np.random.default_rng(0))  # was a cubic big-int table
     assert brackets.is_balanced(s)
+
+
+def test_encode_empty_strings_gives_t_zero_of_the_documented_dtypes():
+    """``encode_brackets([''])`` crashed in one_hot, and with ``onehot=False`` returned
+    float32 indices (issue 31)."""
+    index = encode_brackets(["", ""], onehot=False)
+    assert index.dtype == torch.int64 and index.shape == (2, 0)
+    x = encode_brackets([""], dtype=torch.float64)
+    assert x.dtype == torch.float64 and x.shape == (1, 0, 3)

@@ -268,3 +268,23 @@ def test_causal_steps_equal_the_loop(seed, B, T, D, flag):
     refuses(causal.causal_attention_loop, fx, fx, fx, scale="1")
     refuses(transformer.sinusoidal_positional_encoding, T, D, base=math.inf)
     refuses(transformer.sinusoidal_positional_encoding, T, D, dtype=torch.int64)
+
+
+# ------------------------------------------------ edge cases: mixed dtypes (issue 31)
+
+@pytest.mark.parametrize("which", ["q", "k", "v"])
+def test_causal_attention_loop_refuses_mixed_dtypes(which):
+    """q float64 with k float32 failed inside torch.dot; v of another dtype was
+    accepted."""
+    args = {n: torch.randn(1, 3, 2, dtype=torch.float64) for n in "qkv"}
+    args[which] = args[which].float()
+    with pytest.raises(TypeError, match=r"^q, k and v must have the same dtype, got "
+                                        r"q torch\.float\d+, k torch\.float\d+, v "):
+        causal.causal_attention_loop(args["q"], args["k"], args["v"])
+
+
+def test_causal_attention_loop_refuses_a_huge_int_scale():
+    q = torch.randn(1, 2, 2, dtype=torch.float64)
+    with pytest.raises(
+            ValueError, match="scale must be a finite number, got an int too"):
+        causal.causal_attention_loop(q, q, q, scale=10**400)

@@ -214,3 +214,12 @@ def test_graph_depth_and_element_counts_of_loops_and_chains(seed, T, d, ops):
     refuses(complexity.graph_depth, lambda z: z.detach(), x)
     refuses(complexity.graph_depth, chain, numpy_of(x))
     refuses(complexity.op_input_elements, None)
+
+
+@pytest.mark.parametrize("fn", [lambda x: torch.zeros(3, 2),
+                                lambda x: 2 * x.detach()[:3]])
+def test_jacobian_pattern_of_an_output_independent_of_x_is_all_false(fn):
+    """It crashed in autograd instead of returning the pattern its docstring defines
+    (issue 31)."""
+    p = jacobian_pattern(fn, torch.randn(4, 2))
+    assert p.dtype == torch.bool and p.shape == (3, 4) and not p.any()

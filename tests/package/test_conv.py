@@ -438,3 +438,18 @@ def test_convolutions_and_pools_equal_torch(seed, B, C, T, k, s, flag):
     refuses(conv.conv1d, x, w[:, :0] if C > 1 else randn(seed, 2, C + 1, k))
     refuses(conv.max_pool1d, x, "2" if flag in (0, 1) else flag)
     refuses(conv.output_length, T, T + 1)
+
+
+@pytest.mark.parametrize("p", [math.inf, 2.0])
+def test_lp_pool_checks_x_before_the_infinite_branch(p):
+    """``p = inf`` called ``x.abs()`` before x was checked: a NumPy array gave
+    AttributeError (issue 31)."""
+    import numpy as np
+
+    with pytest.raises(TypeError, match="x must be a torch.Tensor, got ndarray"):
+        conv.lp_pool1d(np.ones((1, 1, 4)), p, 2)
+
+
+def test_lp_pool_huge_int_p_is_the_max_pool():
+    x = torch.randn(1, 2, 6, dtype=torch.float64)
+    assert torch.equal(conv.lp_pool1d(x, 10**400, 2), conv.lp_pool1d(x, math.inf, 2))

@@ -97,3 +97,17 @@ def test_recall_readers_and_input_gradients(seed, B, T, vocab, kind):
     refuses(long_range.LastStepReader, kind.upper(), vocab, 3, T)
     refuses(model, tokens[:, :0] if T > 1 else tokens.float())
     refuses(long_range.input_gradient_norms, model, tokens, target + vocab)
+
+
+def test_forward_refuses_a_numpy_embedding_or_another_dtype():
+    """A NumPy ``embedded`` failed inside torch (issue 31)."""
+    model = LastStepReader("rnn", 5, 3, 4)
+    tokens = torch.zeros(2, 4, dtype=torch.long)
+    e = model.embed(tokens).detach()
+    with pytest.raises(TypeError, match="embedded must be a torch.Tensor, got ndarray"):
+        model(tokens, e.numpy())
+    with pytest.raises(
+            TypeError, match="embedded and the module's parameters must have the "
+                             "same dtype"):
+        model(tokens, e.double())
+    assert torch.equal(model(tokens, e), model(tokens))

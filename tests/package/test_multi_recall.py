@@ -94,3 +94,12 @@ def test_label_is_the_symbol_at_the_cued_position(seed, n, k, delay, K, M, flag)
     refuses(multi_recall.multi_recall_dataset, n, k, delay, rng, onehot=flag)
     refuses(multi_recall.multi_recall_dataset, n, 0, delay, rng)
     refuses(multi_recall.multi_recall_vocab_size, k, 1)
+
+
+@pytest.mark.parametrize("onehot", [True, False])
+@pytest.mark.parametrize("dtype", [torch.int64, "float32", None, np.float32])
+def test_dtype_must_be_a_floating_torch_dtype(dtype, onehot):
+    """``dtype`` was handed to ``Tensor.to`` unchecked (issue 31)."""
+    with pytest.raises(TypeError, match="dtype must be a floating torch.dtype"):
+        multi_recall_dataset(2, 2, 1, np.random.default_rng(0), dtype=dtype,
+                             onehot=onehot)

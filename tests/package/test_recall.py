@@ -134,3 +134,12 @@ def test_tokens_and_batches_refuse_bad_arguments():
         recall_batches(4, [3, -2], rng)
     with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
         recall_batches(0, [3], rng)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, "float32", None])
+def test_dtype_must_be_a_floating_torch_dtype(dtype):
+    """As in ``multi_recall_dataset`` (issue 31): checked before any draw."""
+    with pytest.raises(TypeError, match="dtype must be a floating torch.dtype"):
+        recall_dataset(2, 1, np.random.default_rng(0), dtype=dtype)
+    with pytest.raises(TypeError, match="dtype must be a floating torch.dtype"):
+        recall_batches(2, [1], np.random.default_rng(0), dtype=dtype)

@@ -517,3 +517,37 @@ def test_delay_lines_and_context_units_equal_their_loops(seed, B, T, D, width, m
     refuses(recurrent.context_step, c, numpy_of(c), mu)
     refuses(recurrent.NARX(D, 3, 2).double(), numpy_of(x))
     refuses(recurrent.JordanNetwork, D, 3, 2, mu=1.0)
+
+
+# --------------------------- edge cases: dtypes and sizes of cells (issue 31)
+
+def test_stacked_rnn_refuses_cells_of_another_size():
+    """The first forward used to blame state0, which the caller never passed."""
+    with pytest.raises(
+            ValueError, match=r"make_cell must return cells of hidden_size=3 .*"
+                              r"got hidden_size=5 for cells\[0\]"):
+        recurrent.StackedRNN(lambda d: ElmanCell(d, 5), 2, 3, 1, False)
+    with pytest.raises(
+            ValueError, match=r"input_size=6 .*got input_size=3 for cells\[2\]"):
+        recurrent.StackedRNN(lambda d: ElmanCell(3, 3), 3, 3, 2, True)
+    with pytest.raises(TypeError, match="make_cell must be callable"):
+        recurrent.StackedRNN(None, 2, 3, 1, False)
+    with pytest.raises(TypeError, match=r"make_cell\(\.\.\.\) \(cells\[0\]\) must be a "
+                                        r"recurrent cell"):
+        recurrent.StackedRNN(lambda d: object(), 2, 3, 1, False)
+
+
+def test_scan_cell_and_run_stack_compare_x_with_the_cells_dtype():
+    cell = ElmanCell(2, 3).double()
+    x = torch.randn(1, 4, 2)  # float32
+    with pytest.raises(
+            TypeError, match=r"x and the cell's parameters must have the same "
+                             r"dtype, got torch.float32 and torch.float64"):
+        recurrent.scan_cell(cell, x, (torch.zeros(1, 3),))
+    with pytest.raises(
+            TypeError, match=r"x and the parameters of cells\[0\] must have the "
+                             r"same dtype"):
+        recurrent.run_stack([cell], x, (torch.zeros(1, 1, 3),))
+    h0 = torch.zeros(1, 3, dtype=torch.float64)
+    y, _ = recurrent.scan_cell(cell, x.double(), (h0,))
+    assert y.dtype == torch.float64

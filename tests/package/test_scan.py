@@ -389,3 +389,13 @@ def test_combine_refuses_operands_that_would_broadcast():
     with pytest.raises(ValueError, match="must have one shape"):
         scan.combine((a[:, None], b), (a, b))  # (3, 1) with (3,): 9 maps, silently
     assert scan.combine((2, 1), (3, 4)) == (6, 7)  # numbers as before
+
+
+@pytest.mark.parametrize("bad", ["plain", None,
+                                 (lambda a, b: a * b, lambda a, b: a + b)])
+def test_combine_refuses_an_arithmetic_that_is_not_one(bad):
+    """``arithmetic='plain'`` failed inside with AttributeError (issue 31)."""
+    with pytest.raises(
+            TypeError, match="arithmetic must be seqlearn.scan.PLAIN or EXTENDED"):
+        combine((2.0, 1.0), (3.0, 0.5), bad)
+    assert combine((2.0, 1.0), (3.0, 0.5), scan.PLAIN) == (6.0, 3.5)

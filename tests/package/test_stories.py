@@ -112,7 +112,7 @@ def test_refusals():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="task must be 1"):
         stories(3, rng, task=3)
-    with pytest.raises(ValueError, match="task must be 1"):
+    with pytest.raises(TypeError, match="task must be an int"):
         stories(3, rng, task=True)
     with pytest.raises(ValueError, match="max_sentences must be at least 9"):
         stories(3, rng, min_sentences=9, max_sentences=8)
@@ -131,3 +131,13 @@ def test_refusals():
     bad = Story(["mary went to the kitchen"], "where is mary ?", "kitchen", [4])
     with pytest.raises(ValueError, match="supporting index must be at most 0"):
         encode_stories([bad], story_vocab())
+
+
+def test_task_must_be_an_int_not_a_float():
+    """``1.0 in (1, 2)`` is True, but every other int argument refuses floats
+    (issue 31)."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(TypeError, match="task must be an int .*got float 1.0"):
+        stories(3, rng, task=1.0)
+    assert stories(2, np.random.default_rng(0), task=np.int64(1)) == stories(
+        2, np.random.default_rng(0), task=1)

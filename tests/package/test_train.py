@@ -256,3 +256,23 @@ def test_fit_memn2n_error_messages(call, error, match, data):
     model = MemN2N(len(vocab), 4, 1, max_sentences=20)
     with pytest.raises(error, match=match):
         call(model, batch)
+
+
+def test_sequence_classifier_compares_features_with_the_rnn():
+    """``features`` was never compared with the RNN's output size (issue 31)."""
+    with pytest.raises(
+            ValueError, match=r"features must be the rnn's output size .* = 3, "
+                              r"got 4"):
+        SequenceClassifier(nn.RNN(2, 3, batch_first=True), 4, 2)
+    with pytest.raises(ValueError, match=r"= 8, got 4"):
+        SequenceClassifier(ElmanRNN(2, 4, bidirectional=True), 4, 2)
+
+    class Tagger(nn.Module):  # no RNN attributes: checked at the call
+        def forward(self, x):
+            return x.repeat(1, 1, 2), None
+
+    model = SequenceClassifier(Tagger(), 3, 2)
+    with pytest.raises(ValueError, match=r"the rnn's output y must have shape "
+                                         r"\(B=1, T, F=3\), got \(1, 2, 4\)"):
+        model(torch.randn(1, 2, 2))
+    assert SequenceClassifier(Tagger(), 4, 2)(torch.randn(1, 2, 2)).shape == (1, 2)

@@ -167,3 +167,60 @@ def test_check_float_dtype_accepts_floating_torch_dtypes_only(dtype, bad):
     assert v.check_float_dtype(dtype, "dtype") is dtype
     error = refuses(v.check_float_dtype, bad, "dtype")
     assert isinstance(error, TypeError) and str(error).startswith("dtype must be a floating")
+
+
+# ------------------------------ edge cases: helpers called wrongly (issue 31)
+
+def test_check_real_refuses_a_huge_int_by_name():
+    """``float(10**400)`` raised OverflowError inside check_real."""
+    with pytest.raises(
+            ValueError, match=r"^value must be a finite number, got an int too "
+                              r"large for a float \(401 digits\)$"):
+        v.check_real(10**400, "value")
+    with pytest.raises(ValueError, match="got an int too large"):
+        v.check_real(-(10**400), "value", minimum=0.0)
+    assert v.check_real(10**400, "value", finite=False) == float("inf")
+    assert v.check_real(-(10**400), "value", finite=False) == float("-inf")
+    with pytest.raises(ValueError, match="value must be positive, got -inf"):
+        v.check_real(-(10**400), "value", finite=False, positive=True)
+
+
+def test_check_nonempty_refuses_dims_outside_spec():
+    """``check_nonempty(x, 'x', 'B T', 'Q')`` raised KeyError."""
+    with pytest.raises(
+            ValueError, match=r"dims must name dimensions of spec 'B T', got 'Q'"):
+        v.check_nonempty(torch.ones(2, 3), "x", "B T", "Q")
+    with pytest.raises(ValueError, match=r"got '\.\.\.'"):
+        v.check_nonempty(torch.ones(2, 3), "x", "... T", "...")
+
+
+def test_check_dtypes_agree_names_every_argument():
+    a, b = torch.ones(2), torch.ones(2, dtype=torch.float64)
+    v.check_dtypes_agree(("a", a), ("b", None), ("c", a))  # None: an omitted argument
+    with pytest.raises(TypeError, match=r"^a and b must have the same dtype, got "
+                                        r"torch\.float32 and torch\.float64$"):
+        v.check_dtypes_agree(("a", a), ("b", b))
+    with pytest.raises(TypeError, match=r"^a, c and b must have the same dtype, got "
+                                        r"a torch\.float32, c torch\.float32, b "
+                                        r"torch\.float64$"):
+        v.check_dtypes_agree(("a", a), ("c", a), ("b", b))
+    with pytest.raises(TypeError, match="b must be a tensor or array, got list"):
+        v.check_dtypes_agree(("a", a), ("b", [1.0]))
+    assert v.first_weight(torch.nn.Linear(2, 2).double()).dtype == torch.float64
+    assert v.first_weight(torch.nn.ReLU()) is None and v.first_weight(3) is None
+
+
+@covers("seqlearn.validate.check_dtypes_agree", "seqlearn.validate.first_weight")
+@given(seed=seeds, n=st.integers(1, 4), odd=st.integers(0, 3))
+def test_dtype_agreement_of_several_arguments_and_a_module(seed, n, odd):
+    xs = [(f"x{i}", randn(seed + i, 2)) for i in range(n)]
+    v.check_dtypes_agree(*xs, ("omitted", None))
+    module = torch.nn.Linear(2, 2).double()
+    assert v.first_weight(module) is module.weight
+    v.check_dtypes_agree(*xs, ("the module's parameters", v.first_weight(module)))
+    if odd < n:
+        xs[odd] = (xs[odd][0], xs[odd][1].float())
+        if n > 1:
+            refuses(v.check_dtypes_agree, *xs)
+        refuses(v.check_dtypes_agree, xs[odd], ("w", v.first_weight(module)))
+    assert v.first_weight(torch.nn.Identity()) is None

@@ -187,3 +187,21 @@ def test_every_model_takes_a_vocabulary_or_its_size():
         TypeError, match=r"src_vocab must be an int \(the vocabulary's size\)"
     ):
         seq2seq.Seq2Seq("abcd", chars, 4)
+
+
+# ------------------------------------ edge cases: ids beyond int64 (issue 31)
+
+@pytest.mark.parametrize("seq", [[2**63], [2**63, 1], [1, 2**64], [-2**63 - 1, 1],
+                                 np.array([2**63], dtype=np.uint64)])
+def test_pad_batch_refuses_ids_beyond_int64(seq):
+    """NumPy would hold these as uint64, float or object; int64 would wrap them."""
+    with pytest.raises(
+            ValueError, match=r"ids must be in \[0, 2\*\*63 - 1\].*sequences\[0\]"):
+        pad_batch([seq], 0)
+
+
+def test_pad_batch_keeps_the_largest_int64_id_and_uint64_arrays():
+    batch = pad_batch([[2**63 - 1], np.array([3, 4], dtype=np.uint64)], 0)
+    assert batch.tokens.tolist() == [[2**63 - 1, 0], [3, 4]]
+    with pytest.raises(ValueError, match=r"pad must be at most 9223372036854775807"):
+        pad_batch([[1]], 2**63)

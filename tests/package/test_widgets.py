@@ -108,3 +108,47 @@ def test_frames_are_never_below_100_dpi():
     with pytest.raises(ValueError, match="dpi must be an int of at least 100"):
         FrameSlider(draw, dpi=72, u=[0.1], k=[0])
     assert FrameSlider(draw, dpi=120, u=[0.1], k=[0]).dpi == 120
+
+
+# ------------------------------ edge cases: wrong types, NaN, complex (issue 31)
+
+def test_figure_png_refuses_what_is_not_a_figure():
+    from seqlearn.widgets import figure_png
+
+    for bad in (None, np.zeros((2, 2)), plt.subplots()[1]):
+        with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+            figure_png(bad)
+    fig = plt.figure(figsize=(1, 1))
+    with pytest.raises(ValueError, match="dpi must be a positive finite number"):
+        figure_png(fig, dpi=float("nan"))
+    with pytest.raises(TypeError, match="colours must be None or an int, got float"):
+        figure_png(fig, colours=2.5)
+    plt.close("all")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), np.float64("nan")])
+def test_slider_values_must_be_finite(bad):
+    """A NaN value was accepted and made ``live()`` fail with a TraitError."""
+    with pytest.raises(ValueError, match=r"parameter 'u' must hold finite numbers"):
+        FrameSlider(draw, u=[0.0, bad], k=[0])
+
+
+@pytest.mark.parametrize("plot, name", [(plot_attention, "weights"),
+                                        (plot_signed, "matrix")])
+def test_plots_refuse_complex_and_empty_matrices(plot, name):
+    """Complex input lost its imaginary part silently; a (0, 0) matrix gave NumPy's
+    error."""
+    for bad in (np.ones((2, 2)) * (1 + 1j), torch.ones(2, 2, dtype=torch.complex64),
+                [[1 + 2j, 0.0]]):
+        with pytest.raises(TypeError, match=f"{name} must hold real numbers"):
+            plot(bad)
+    with pytest.raises(
+            ValueError, match=f"{name} must have at least one row and one column"):
+        plot(np.zeros((0, 0)))
+    with pytest.raises(
+            TypeError, match=f"{name} must be a 2-D tensor or array, got NoneType"):
+        plot(None)
+    # bf16 has no NumPy type
+    ax = plot(torch.tensor([[0.25, 0.75]], dtype=torch.bfloat16))
+    assert ax.images[0].get_array().tolist() == [[0.25, 0.75]]
+    plt.close("all")
