@@ -87,8 +87,17 @@ BAD_SCHEDULES = {
 }
 
 
+MODULE_ARGS = ("model", "cell", "cells", "decoder", "rnn", "module", "m")
+
+
 def entry(name: str, call, args=None, dims=None, **kw) -> None:
-    ENTRIES[f"seqlearn.{name}"] = Entry(call, args or {}, dims or {}, **kw)
+    """``mixed`` (a module whose dtype the floating arguments must share) defaults to
+    True for classes and for calls that take a model."""
+    args = args or {}
+    kw.setdefault("mixed", name.split(".")[-1][:1].isupper()
+                  or any(isinstance(s, Obj) for n, s in args.items()
+                         if n in MODULE_ARGS))
+    ENTRIES[f"seqlearn.{name}"] = Entry(call, args, dims or {}, **kw)
 
 
 def rng_arg(seed: int = 0) -> Obj:
@@ -365,10 +374,20 @@ entry(
     numeric=True,
     aliases={"h0": "state0[0]"},
 )
+def wider_cells(d):
+    """A make_cell whose cells disagree with the network's hidden_size (3)."""
+    return recurrent.ElmanCell(d, 5)
+
+
+def fixed_input_cells(d):
+    """A make_cell whose cells ignore the input size they are asked for."""
+    return recurrent.ElmanCell(2, 3)
+
+
 entry(
     "recurrent.StackedRNN",
     lambda a: recurrent.StackedRNN(
-        lambda d: recurrent.ElmanCell(d, a.hidden_size),
+        a.make_cell,
         a.input_size,
         a.hidden_size,
         a.num_layers,
@@ -377,6 +396,8 @@ entry(
     .cells[0]
     .weight_ih,
     {
+        "make_cell": Obj(lambda a: lambda d: recurrent.ElmanCell(d, a.dims["H"]),
+                         bad=(None, 0, wider_cells, fixed_input_cells)),
         "input_size": Int("D"),
         "hidden_size": Int("H"),
         "num_layers": Int(2),
@@ -1577,7 +1598,7 @@ entry(
         "rnn": Obj(
             lambda a: nn.RNN(a.dims["D"], 3, batch_first=True), bad=(None, "rnn")
         ),
-        "features": Int(3),
+        "features": Int(3, bad=(0, -1, True, 2.5, "2", 4)),  # 4: not the RNN's 3
         "num_classes": Int("C"),
         "x": Floats("B T D"),
     },
@@ -2259,6 +2280,8 @@ entry(
         "ids": Ids("T", 6),
     },
     {"T": 4},
+    skip={"tokens empty": "a vocabulary of no tokens is valid; the row then encodes "
+                          "'ab', which it lacks (ValueError naming the token)"},
 )
 entry(
     "data.vocab.vocab_size",
@@ -2337,6 +2360,18 @@ entry(
     lambda a: validate.check_same_dtype("x", a.x, "y", a.y),
     {"x": Floats("B"), "y": Floats("B")},
     {"B": 2},
+)
+entry(
+    "validate.check_dtypes_agree",
+    lambda a: validate.check_dtypes_agree(("x", a.x), ("y", a.y), ("z", None)),
+    {"x": Floats("B"), "y": Floats("B")},
+    {"B": 2},
+)
+entry(
+    "validate.first_weight",
+    lambda a: validate.first_weight(a.module),
+    # anything else is a module without parameters: None, by documentation
+    {"module": Obj(lambda a: nn.Linear(2, 2).to(a.dtype), bad=())},
 )
 entry(
     "validate.check_finite",
@@ -2485,6 +2520,7 @@ for _name in (
     "validate.check_floating",
     "validate.check_nonempty",
     "validate.check_same_dtype",
+    "validate.check_dtypes_agree",
     "validate.check_tensor",
     "scores.check_query_key",
     "bptt.params.check_params",
@@ -2494,15 +2530,24 @@ for _name in (
     )
 for _name in ("validate.check_shape", "validate.check_nonempty"):
     ENTRIES[f"seqlearn.{_name}"] = replace(
-        ENTRIES[f"seqlearn.{_name}"], skip={"integer": SHAPE_ONLY}
+        ENTRIES[f"seqlearn.{_name}"],
+        skip={"integer": SHAPE_ONLY, "complex": SHAPE_ONLY},
     )
 ENTRIES["seqlearn.validate.check_finite"] = replace(
     ENTRIES["seqlearn.validate.check_finite"],
-    skip={"integer": "an integer array is finite"},
+    skip={"integer": "an integer array is finite",
+          "complex": "a complex array is finite where both parts are (torch.isfinite)"},
 )
+# gradients of several dtypes are legitimate: each array's sum of squares is a float
+for _name in ("bptt.clip.global_norm", "bptt.clip.clip_grad_norm"):
+    ENTRIES[f"seqlearn.{_name}"] = replace(
+        ENTRIES[f"seqlearn.{_name}"],
+        skip={"dtypes": "gradients of several dtypes are summed as Python floats, as "
+                        "torch's clip_grad_norm_ takes them"})
+ANY_NUMBER = "combine works on any number type (integers, complex, sympy symbols)"
 ENTRIES["seqlearn.scan.combine"] = replace(
     ENTRIES["seqlearn.scan.combine"],
-    skip={"integer": "combine works on any number type (integers, sympy symbols)"},
+    skip={"integer": ANY_NUMBER, "complex": ANY_NUMBER, "dtypes": ANY_NUMBER},
     aliases={"a1": "first[0]", "b1": "first[1]", "a2": "second[0]", "b2": "second[1]"},
 )
 ENTRIES["seqlearn.scores.LocationScore"] = replace(

@@ -24,6 +24,19 @@ broadcast      an argument with a singleton dimension added ((B,) -> (B, 1), (1,
 ids            token ids out of the vocabulary, of another integer type, or floats
 mask           a mask or lengths argument of the wrong shape or dtype
 object         an object argument (generator, vocabulary, model, batch) of a wrong type
+dtypes         one floating argument in float32, the others (and a module's
+               parameters) in float64: refused (``mixed=True`` or two floating
+               arguments)
+complex        a floating argument given as complex128: refused
+none           a tensor or array argument given as None: refused, or valid where
+               None is documented (an optional mask), never a crash
+hugeint        a real number given as 10**400 (beyond float), ids as uint64 holding
+               2**63: refused by name or valid, never OverflowError or a wrap
+intfloat       an int given as the float of its own value (``2.0`` for ``2``): refused
+empty          a string or sequence argument given empty: refused by name or valid
+nanlist        a list of numbers with one entry NaN: refused
+half16         NumPy floating arrays in float16 at magnitude 300 (squares overflow
+               float16): the answer of float64, within float16's precision
 =============  =======================================================================
 
 :func:`verdict` says whether an outcome is acceptable: the documented value, or
@@ -60,6 +73,14 @@ KINDS = (
     "ids",
     "mask",
     "object",
+    "dtypes",
+    "complex",
+    "none",
+    "hugeint",
+    "intfloat",
+    "empty",
+    "nanlist",
+    "half16",
 )
 F64 = torch.float64
 
@@ -170,6 +191,9 @@ class Entry:
     bfloat16 results with float64 (tolerance 3e-2 and 6e-2 of the largest output, at
     least 1).
     ``record=True``: a plain record (NamedTuple, result holder), with no validation.
+    ``mixed=True``: the call builds or takes a module in ``a.dtype`` (or a floating
+    argument fixes the dtype of another), so one floating argument in another dtype is
+    refused even when it is the only one (the ``dtypes`` column).
     ``skip`` maps a column (or one case's label) to the documented reason it does not
     apply; ``aliases`` maps an argument to the name its errors use (``a1`` ->
     ``first[0]``).
@@ -182,6 +206,7 @@ class Entry:
     inf_nan: tuple[str, ...] = ()
     numeric: bool = False
     record: bool = False
+    mixed: bool = False
     skip: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
 
@@ -300,6 +325,7 @@ class Case:
     probe: dict[str, Callable] = field(
         default_factory=dict
     )  # the entry set to 7 instead
+    reference: dict[str, Callable] | None = None  # the float64 call to compare with
 
 
 def _set(index: tuple, value: float) -> Callable:
@@ -327,11 +353,117 @@ def _constant(value: Any) -> Callable:
     return lambda _: value
 
 
+def _uint64_huge(x: Any) -> Any:
+    """Ids as uint64 with the first one 2**63 (int64 would read it as negative)."""
+    a = x.detach().numpy().astype(np.uint64)
+    if a.size:
+        a.reshape(-1)[0] = 2**63
+    return torch.from_numpy(a)
+
+
+def _empty(x: Any) -> Any:
+    return type(x)()
+
+
+def _nan_first(x: Any) -> Any:
+    return type(x)([math.nan, *list(x)[1:]])
+
+
+def _huge_first_id(x: Any) -> Any:
+    """A list of id lists (or ids) with its first id set to 2**63."""
+    x = [list(s) if isinstance(s, (list, tuple)) else s for s in x]
+    if isinstance(x[0], list):
+        x[0][0] = 2**63
+    else:
+        x[0] = 2**63
+    return x
+
+
+def _is_ints(x: Any) -> bool:
+    return all(isinstance(i, int) and not isinstance(i, bool) for i in x)
+
+
+_VALUES: dict[tuple, dict[str, Any]] = {}
+
+
+def _obj_values(entry: Entry, dims: dict[str, int]) -> dict[str, Any]:
+    """The built values of ``entry``'s plain-object arguments (strings, lists), to see
+    which classes apply; models and other objects are not kept."""
+    key = (id(entry), tuple(sorted(dims.items())))
+    if key not in _VALUES:
+        if not any(isinstance(s, Obj) for s in entry.args.values()):
+            _VALUES[key] = {}
+        else:
+            try:
+                a = build(entry, dims, 0)
+                _VALUES[key] = {n: getattr(a, n) for n, s in entry.args.items()
+                                if isinstance(s, Obj)
+                                and isinstance(getattr(a, n), (str, list, tuple))}
+            except Exception:  # noqa: BLE001 - an argument that cannot exist here
+                _VALUES[key] = {}
+    return _VALUES[key]
+
+
+def _classes(entry: Entry, dims: dict[str, int]) -> Iterator[Case]:
+    """The columns of the third pass (issue 31): mixed dtypes, complex, None, huge
+    numbers, integral floats, empty and NaN-holding sequences, float16 reductions."""
+    floats = [n for n, s in entry.args.items() if isinstance(s, Floats) and not s.numpy]
+    arrays = [n for n, s in entry.args.items() if isinstance(s, Floats) and s.numpy]
+    if len(floats) >= 2 or (floats and entry.mixed):
+        for name in floats:
+            yield Case("dtypes", f"{name} as float32", name, dims,
+                       override={name: lambda x: x.detach().float()}, expect="refused")
+    if len(arrays) >= 2:
+        for name in arrays:
+            yield Case("dtypes", f"{name} as float32", name, dims,
+                       override={name: lambda x: x.astype(np.float32)},
+                       expect="refused")
+    for name, spec in entry.args.items():
+        if isinstance(spec, Floats):
+            cast = ((lambda x: x.astype(np.complex128)) if spec.numpy
+                    else (lambda x: x.detach().to(torch.complex128)))
+            yield Case("complex", f"{name} as complex128", name, dims,
+                       override={name: cast}, expect="refused")
+        if isinstance(spec, (Floats, Ids, Mask, Lengths)):
+            yield Case("none", f"{name}=None", name, dims,
+                       override={name: _constant(None)})
+        if isinstance(spec, Real):
+            yield Case("hugeint", f"{name}=10**400", name, dims,
+                       override={name: _constant(10**400)})
+        if isinstance(spec, Ids):
+            yield Case("hugeint", f"{name} as uint64 holding 2**63", name, dims,
+                       override={name: _uint64_huge}, expect="refused")
+        if isinstance(spec, Int) or (isinstance(spec, Choice)
+                                     and _is_ints([spec.value])):
+            yield Case("intfloat", f"{name} as float", name, dims,
+                       override={name: float}, expect="refused")
+    for name, value in _obj_values(entry, dims).items():
+        if len(value):
+            yield Case("empty", f"{name} empty", name, dims, override={name: _empty})
+        if (not isinstance(value, str) and len(value)
+                and all(isinstance(i, (int, float)) for i in value)
+                and not _is_ints(value)):
+            yield Case("nanlist", f"{name}[0] = nan", name, dims,
+                       override={name: _nan_first}, expect="refused")
+        if (not isinstance(value, str) and len(value)
+                and (_is_ints(value) or all(isinstance(s, (list, tuple)) and len(s)
+                                            and _is_ints(s) for s in value))):
+            yield Case("hugeint", f"{name}[0] = 2**63", name, dims,
+                       override={name: _huge_first_id}, expect="refused")
+    if arrays and not floats:
+        big = {n: (lambda x: x * 300.0) for n in arrays}
+        yield Case("half16", "float16 x 300", None, dims,
+                   override={n: (lambda x: (x * 300.0).astype(np.float16))
+                             for n in arrays},
+                   expect="half", reference=big)
+
+
 def cases(entry: Entry, dims: dict[str, int] | None = None) -> Iterator[Case]:
     """Every concrete call of ``entry``'s row of the matrix, column by column."""
     dims = dict(entry.dims if dims is None else dims)
     if entry.record:
         return
+    yield from _classes(entry, dims)
     for dim in entry.dims:
         for size in (0, 1):
             yield Case(f"size{size}", f"{dim}={size}", None, {**dims, dim: size})
@@ -419,7 +551,8 @@ def cases(entry: Entry, dims: dict[str, int] | None = None) -> Iterator[Case]:
                 yield Case(
                     "ids", label, name, dims, override={name: fn}, expect="refused"
                 )
-            for dt in (torch.int32, torch.uint8, torch.float64, torch.bool):
+            for dt in (torch.int32, torch.uint8, torch.uint64, torch.float64,
+                       torch.bool):
                 yield Case(
                     "ids",
                     f"{name} as {dt}",
@@ -645,6 +778,8 @@ def verdict(entry: Entry, case: Case, seed: int, base: Outcome) -> str | None:
     wrong only where the entry matters: the same entry set to 7 must change the answer.
     """
     outcome = run(entry, case, seed)
+    if case.reference is not None:  # compare with the same inputs in float64
+        base = run(entry, replace(case, override=case.reference), seed)
     found = judge(entry, case, outcome, base)
     if found and found.startswith("NaN input swallowed") and case.probe:
         probe = run(entry, replace(case, override=case.probe), seed)
