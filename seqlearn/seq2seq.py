@@ -68,7 +68,7 @@ from seqlearn.data.vocab import Seq2SeqBatch, Vocab, vocab_size
 from seqlearn.losses import (_check_batch, exact_match,  # noqa: F401
                              masked_cross_entropy)
 from seqlearn.validate import (check_bool, check_int, check_shape, check_tensor,
-                               check_tokens)
+                               check_tokens, first_weight)
 
 SCORES = ("dot", "scaled_dot", "general", "additive", "mlp", "location")
 INITS = ("zero", "parameter", "mean", "last", "learned")
@@ -96,8 +96,35 @@ def _encoder_factory(encoder: Any) -> Callable[[int, int], nn.Module]:
         if not isinstance(module, nn.Module):
             raise TypeError(f"encoder({E}, {H}) must return a torch.nn.Module, got "
                             f"{type(module).__name__}")
+        _probe_width(module, (1, 1, E), H, f"encoder({E}, {H})", first=True)
         return module
     return make
+
+
+def _probe_width(module: nn.Module, shape: tuple[int, ...], width: int, name: str, *,
+                 first: bool = False, second: tuple[int, ...] | None = None) -> None:
+    """Run ``module`` once on zeros of ``shape`` (and ``second``) in its own dtype and
+    raise ``ValueError`` naming ``name`` unless the output (its first element with
+    ``first``) ends in ``width``: a part of the wrong size is refused at construction,
+    not blamed later on an argument the caller never passed."""
+    weight = first_weight(module)
+    like = {"dtype": weight.dtype} if weight is not None else {}
+    args = [torch.zeros(shape, **like)] + ([torch.zeros(second, **like)] if second else [])
+    was_training = getattr(module, "training", False)
+    try:
+        with torch.no_grad():
+            module.eval()  # no running statistics updated by the probe
+            out = module(*args)
+    except (ValueError, TypeError, RuntimeError) as error:
+        raise ValueError(f"{name} must accept inputs of shape {shape}"
+                         + (f" and {second}" if second else "")
+                         + f" and give ... x {width}: {error}") from None
+    finally:
+        module.train(was_training)
+    out = out[0] if first else out
+    if not isinstance(out, Tensor) or out.shape[-1] != width:
+        got = tuple(out.shape) if isinstance(out, Tensor) else type(out).__name__
+        raise ValueError(f"{name} must give outputs of width {width}, got {got}")
 
 
 def _reverse_within(x: Tensor, lengths: Tensor) -> Tensor:
@@ -162,7 +189,8 @@ class Seq2Seq(nn.Module):
                     ) -> tuple[str | None, Callable | None]:
         if score is None:
             return None, None
-        if isinstance(score, nn.Module):
+        if isinstance(score, nn.Module):  # (B, 1, hidden) against (B, S, hidden)
+            _probe_width(score, (1, 1, hidden), 2, "score", second=(1, 2, hidden))
             return type(score).__name__, score
         if score not in SCORES:
             raise ValueError(f"score must be None, an nn.Module or one of {SCORES}, got {score!r}")

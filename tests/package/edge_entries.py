@@ -1546,6 +1546,9 @@ entry(
     },
     {"B": 2, "T": 3, "d": 4},
     numeric=True,
+    torch_twin=lambda a: torch.nn.LayerNorm(
+        a.d, a.eps, elementwise_affine=a.elementwise_affine, bias=a.bias
+    ).to(a.dtype)(a.x),
 )
 
 # ------------------------------------------------------------------------ warmup, train
@@ -1971,7 +1974,8 @@ entry(
         "src_vocab": Obj(lambda a: CHARS, bad=(None, "abcd", 0, 2.5)),
         "tgt_vocab": Obj(lambda a: CHARS, bad=(None, "abcd", -1, True, 2)),
         "hidden": Int("h"),
-        "score": Choice("location", bad=("unknown", 1)),
+        # a score module of other sizes (d_k = 7 > any hidden the fuzzer draws)
+        "score": Choice("location", bad=("unknown", 1, scores.AdditiveScore(5, 7, 4))),
         "bidirectional": Flag(True),
         "init": Choice("mean"),
         "embedding": Int(3),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 import pytest
+import torch
 
 import edges
 from edge_entries import ENTRIES
@@ -51,3 +52,31 @@ def test_the_matrix_has_a_cell_for_every_column():
     assert used == set(
         edges.KINDS
     ), f"columns no row exercises: {set(edges.KINDS) - used}"
+
+
+def test_reduced_precision_is_judged_against_torchs_own_loss():
+    """``Entry.torch_twin``: a float16/bfloat16 result may be as far from float64 as
+    1.5 times torch's own, and no farther; without a twin the fixed tolerance holds."""
+    entry = edges.Entry(lambda a: None, numeric=True)
+    case = edges.Case("bfloat16", "bfloat16", None, {}, torch.bfloat16, expect="half")
+    exact = edges.Outcome(result=[torch.tensor([1.0, -1.0], dtype=torch.float64)])
+    ours = edges.Outcome(result=[torch.tensor([0.3, -1.0], dtype=torch.bfloat16)])
+    torch_as_bad = edges.Outcome(result=[torch.tensor([0.3, -1.0])])
+    torch_better = edges.Outcome(result=[torch.tensor([0.9, -1.0])])
+    assert edges.judge(entry, case, ours, exact) is not None
+    assert edges.judge(entry, case, ours, exact, torch_as_bad) is None
+    assert "error" in edges.judge(entry, case, ours, exact, torch_better)
+
+
+def test_layernorm_of_two_nearly_equal_features_loses_what_torch_loses():
+    """The fuzzer's draw (d = 2, bfloat16): the normalised pair is ill-conditioned, and
+    seqlearn's LayerNorm gives torch's answer, far from float64 in both."""
+    x = torch.tensor([[[1.0, 1.0 + 2.0 ** -9]]], dtype=torch.float64)   # (1, 1, 2)
+    exact = torch.nn.functional.layer_norm(x, (2,))
+    ours = ENTRIES["seqlearn.layernorm.LayerNorm"]
+    from seqlearn.layernorm import LayerNorm
+    low = LayerNorm(2).to(torch.bfloat16)(x.to(torch.bfloat16))
+    theirs = torch.nn.LayerNorm(2).to(torch.bfloat16)(x.to(torch.bfloat16))
+    assert float((low.double() - exact).abs().max()) > 0.25     # ill-conditioned
+    torch.testing.assert_close(low, theirs)
+    assert ours.torch_twin is not None

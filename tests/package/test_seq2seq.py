@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from torch import nn
 
 from properties import covers, not_bools, refuses, seeds
-from seqlearn import gated, losses, seq2seq, train
+from seqlearn import gated, losses, scores, seq2seq, train
 from seqlearn.data import Seq2SeqBatch, strings, vocab
 from seqlearn.losses import masked_cross_entropy
 from seqlearn.seq2seq import INITS, SCORES, Seq2Seq, greedy_exact_match
@@ -305,3 +305,16 @@ def test_seq2seq_shapes_masks_and_loss(seed, score, init, flag):
     refuses(train.fit_seq2seq, model, lambda step: batch, 1, lr=-1.0)
     refuses(train.fit_seq2seq, model, lambda step: batch, 1, decay=flag)
     refuses(train.fit_seq2seq, model, lambda step: batch.src, 1)
+
+
+def test_parts_of_the_wrong_size_are_refused_at_construction():
+    """A score module or an encoder factory whose sizes disagree with ``hidden`` is
+    refused by name when the model is built, not blamed later on ``q`` or left to a
+    matrix-product error inside torch."""
+    with pytest.raises(ValueError, match="score must accept inputs of shape"):
+        Seq2Seq(10, 10, 8, score=scores.AdditiveScore(5, 7, 4))
+    with pytest.raises(ValueError, match=r"encoder\(8, 4\) must give outputs of width 4"):
+        Seq2Seq(10, 10, 8, encoder=lambda i, h: nn.GRU(i, h + 1, batch_first=True))
+    model = Seq2Seq(10, 10, 8, score=scores.AdditiveScore(8, 8, 4),
+                    encoder=lambda i, h: nn.GRU(i, h, batch_first=True))
+    assert model.training and model.score.training     # the probe leaves the mode alone
