@@ -1183,7 +1183,7 @@ entry(
         "query": Floats("B Tq d"),
         "key": Floats("B Tk d"),
         "value": Floats("B Tk d"),
-        "mask": Mask("B Tq Tk"),
+        "mask": Mask("B Tq Tk", also="B heads Tq Tk"),
         "causal": Flag(False),
     },
     {**QK, "heads": 2},

@@ -112,10 +112,13 @@ class Ids:
 @dataclass(frozen=True)
 class Mask:
     """A bool mask of shape ``spec``: True at index 0 of the last axis, random elsewhere
-    (``full=True``: all True)."""
+    (``full=True``: all True). ``also``: another documented shape the mask may take,
+    broadcast (``"B heads Tq Tk"``): a broadcast case whose shape happens to broadcast
+    to it at the drawn sizes is a valid input, not a broadcast, and is not generated."""
 
     spec: str
     full: bool = False
+    also: str = ""
 
 
 @dataclass(frozen=True)
@@ -333,6 +336,19 @@ class Case:
     reference: dict[str, Callable] | None = None  # the float64 call to compare with
 
 
+def _documented(spec: Any, new_axis: str, dims: dict[str, int]) -> bool:
+    """Whether ``spec``'s shape with a ``"leading"`` or ``"trailing"`` axis of 1
+    broadcasts to the other documented shape ``spec.also``."""
+    also = getattr(spec, "also", "")
+    if not also:
+        return False
+    shape = list(_shape(spec.spec, dims))
+    shape = [1] + shape if new_axis == "leading" else shape + [1]
+    target = _shape(also, dims)
+    return len(shape) == len(target) and all(
+        n in (1, m) for n, m in zip(shape, target))
+
+
 def _set(index: tuple, value: float) -> Callable:
     """Set the first entry (in memory order) of an array to ``value``."""
 
@@ -529,7 +545,7 @@ def cases(entry: Entry, dims: dict[str, int] | None = None) -> Iterator[Case]:
             spec, "numpy", False
         ):
             if (
-                arrays > 1
+                arrays > 1 and not _documented(spec, "trailing", dims)
             ):  # alone, a trailing 1 is another valid input, not a broadcast
                 yield Case(
                     "broadcast",
@@ -539,14 +555,15 @@ def cases(entry: Entry, dims: dict[str, int] | None = None) -> Iterator[Case]:
                     override={name: lambda x: x[..., None]},
                     expect="refused-or-same",
                 )
-            yield Case(
-                "broadcast",
-                f"{name}[None]",
-                name,
-                dims,
-                override={name: lambda x: x[None]},
-                expect="refused-or-same",
-            )
+            if not _documented(spec, "leading", dims):
+                yield Case(
+                    "broadcast",
+                    f"{name}[None]",
+                    name,
+                    dims,
+                    override={name: lambda x: x[None]},
+                    expect="refused-or-same",
+                )
         if isinstance(spec, Ids):
             high = _size(spec.vocab, dims)
             for label, fn in (

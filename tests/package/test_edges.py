@@ -80,3 +80,16 @@ def test_layernorm_of_two_nearly_equal_features_loses_what_torch_loses():
     assert float((low.double() - exact).abs().max()) > 0.25     # ill-conditioned
     torch.testing.assert_close(low, theirs)
     assert ours.torch_twin is not None
+
+
+def test_a_broadcast_that_is_a_documented_shape_is_not_generated():
+    """The fuzzer drew B=3, Tq=Tk=heads=2: MultiHeadAttention's mask (B, Tq, Tk) with a
+    trailing axis is then (3, 2, 2, 1), a valid 4-D mask broadcast to (B, heads, Tq, Tk),
+    which the layer rightly accepts; at other sizes the case is still generated."""
+    entry = ENTRIES["seqlearn.attention.MultiHeadAttention"]
+    coincident = {"B": 3, "Tq": 2, "Tk": 2, "d": 6, "heads": 2}
+    labels = {c.label for c in edges.cases(entry, coincident) if c.kind == "broadcast"}
+    assert "mask[..., None]" not in labels
+    apart = {"B": 3, "Tq": 3, "Tk": 4, "d": 4, "heads": 2}
+    labels = {c.label for c in edges.cases(entry, apart) if c.kind == "broadcast"}
+    assert {"mask[..., None]", "mask[None]"} <= labels
