@@ -375,8 +375,9 @@ entry(
     aliases={"h0": "state0[0]"},
 )
 def wider_cells(d):
-    """A make_cell whose cells disagree with the network's hidden_size (3)."""
-    return recurrent.ElmanCell(d, 5)
+    """A make_cell whose cells disagree with the network's hidden_size: 7 units, more
+    than the matrix (3) or the fuzzer (1 to 6) ever asks for."""
+    return recurrent.ElmanCell(d, 7)
 
 
 def fixed_input_cells(d):
