@@ -40,3 +40,54 @@ def test_appendix_gathers_every_part_table():
         include = (f"```{{include}} ../{first}.md\n:start-after: <!-- notation:start -->\n"
                    f":end-before: <!-- notation:end -->\n```")
         assert include in text, f"appendix/notation.md does not include {first}.md's table"
+
+
+CODE_NAME = re.compile(r"`(seqlearn(?:\.\w+)+)`")
+FIELD_OF = re.compile(r"`(\w+)`(?: `\([^`]*\)`)? of `(seqlearn(?:\.\w+)+)`")
+
+
+def _resolve(dotted: str):
+    """The object a dotted ``seqlearn.module.Name[.attr]`` names (ImportError or
+    AttributeError when it does not exist)."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ImportError(dotted)
+
+
+def _has_field(obj, name: str) -> bool:
+    """Whether ``name`` is a field, attribute, parameter or documented local of ``obj``."""
+    import inspect
+
+    if hasattr(obj, name) or name in getattr(obj, "_fields", ()):
+        return True
+    try:
+        if name in inspect.signature(obj).parameters:
+            return True
+    except (TypeError, ValueError):
+        pass
+    try:
+        return re.search(rf"\b{re.escape(name)}\b", inspect.getsource(obj)) is not None
+    except (TypeError, OSError):
+        return False
+
+
+def test_notation_tables_name_code_that_exists():
+    """Every `seqlearn.…` name in a part's notation table exists, and every "`field` of
+    `seqlearn.…`" is a field, parameter or name of that object (a table once named
+    `log_prob` of BeamResult, whose field is `log_probs`)."""
+    for part in numbered_parts():
+        first = part["chapters"][0]["file"]
+        table = TABLE.search((ROOT / f"{first}.md").read_text()).group(1)
+        for dotted in CODE_NAME.findall(table):
+            _resolve(dotted)
+        for field, dotted in FIELD_OF.findall(table):
+            assert _has_field(_resolve(dotted), field), f"{first}.md: `{field}` of {dotted}"
