@@ -22,9 +22,9 @@ GRU cell, book equations ``eq-gru-reset``, ``eq-gru-update``, ``eq-gru-cand-afte
 with ``weight_ih = [W_r; W_u; W_h]`` (3H, D), ``weight_hh = [U_r; U_u; U_h]`` (3H, H),
 ``bias_ih = [b_r; b_u; b_h]``, ``bias_hh = [c_r; c_u; c_h]``.
 
-LSTM cell (Hochreiter & Schmidhuber 1997 with the forget gate of Gers et al. 2000; optional
-peepholes as in seed 004 and Gers et al. 2002: ``i`` and ``f`` see ``c_{t-1}``, ``o`` sees
-``c_t``), book equations ``eq-lstm-*``::
+LSTM cell (Hochreiter & Schmidhuber 1997 with the forget gate of Gers et al. 2000;
+optional peepholes as in the CMU 11-785 notes and Gers et al. 2002: ``i`` and ``f`` see
+``c_{t-1}``, ``o`` sees ``c_t``), book equations ``eq-lstm-*``::
 
     i_t  = sigma(W_xi x_t + b_xi + W_hi h_{t-1} + b_hi [+ W_ci c_{t-1}])   input gate
     f_t  = sigma(W_xf x_t + b_xf + W_hf h_{t-1} + b_hf [+ W_cf c_{t-1}])   forget gate
@@ -34,9 +34,9 @@ peepholes as in seed 004 and Gers et al. 2002: ``i`` and ``f`` see ``c_{t-1}``, 
     h_t  = o_t * tanh(c_t)
 
 with ``weight_ih = [W_xi; W_xf; W_xc; W_xo]`` (torch's order i, f, g, o) and, when
-``peephole=True``, full (H, H) peephole matrices ``weight_ci``, ``weight_cf``, ``weight_co`` (the
-form of seed 004 and of the ``seqlearn.bptt.lstm_*`` contract; a diagonal peephole is the special
-case of a diagonal matrix).
+``peephole=True``, full (H, H) peephole matrices ``weight_ci``, ``weight_cf``, ``weight_co``
+(the form of the CMU 11-785 notes and of the ``seqlearn.bptt.lstm_*`` contract; a diagonal
+peephole is the special case of a diagonal matrix).
 
 Layers and directions are plumbed once, in ``seqlearn.recurrent`` (:class:`StackedRNN`,
 ``run_stack``, ``scan_cell``), for any cell that offers ``project_input`` and ``step``; this
@@ -169,7 +169,8 @@ class LSTMCell(RecurrentCell):
         return h, c
 
     def to_bptt_params(self) -> dict[str, np.ndarray]:
-        """The parameters under seed 004's names (the ``seqlearn.bptt.lstm_forward`` contract).
+        """The parameters under the CMU 11-785 notes' names (the
+        ``seqlearn.bptt.lstm_forward`` contract).
 
         NumPy float64 copies; each gate's two torch biases are summed into one ``b_*``.
         """

@@ -15,8 +15,10 @@ The score is the cross-entropy; in bits per character (eq-lm-bpc),
 
 .. math::
 
-    \mathrm{bpc} = -\frac{1}{N} \sum_{t} \log_2 p(x_{t+1} \mid x_{\le t}) =
-    \frac{\text{cross-entropy in nats}}{\ln 2}.
+    \mathrm{bpc} = -\frac{1}{N} \sum_{t=1}^{N} \log_2 p(x_{t+1} \mid x_{\le t}) =
+    \frac{\text{cross-entropy in nats}}{\ln 2},
+
+over the ``N`` predicted characters (``N = T`` for a window of ``T + 1``).
 
 Every model here maps ``x (B, T)`` character ids and an optional state to
 ``(logits (B, T, V), state)``: ``logits[b, t]`` scores the character after ``x[b, t]``,

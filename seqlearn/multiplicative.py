@@ -2,7 +2,7 @@
 
 Chapter: *Multiplicative modules and the GRU* (``chapters/gru.ipynb``). An ordinary linear layer
 computes ``s = W x`` with a fixed ``W``. A multiplicative module lets a second input ``z``
-(a context) set the weights (seed 003; equations ``eq-gru-mult-weight``, ``eq-gru-mult-out``)::
+(a context) set the weights (the NYU notes; equations ``eq-gru-mult-weight``, ``eq-gru-mult-out``)::
 
     w_ij(z) = u_ij^T z = sum_k U_ijk z_k          U: (m, n, d), a 3-tensor
     s_i     = sum_j w_ij(z) x_j = sum_jk U_ijk x_j z_k

@@ -1,4 +1,4 @@
-"""Balanced and unbalanced bracket strings: the counting task of seed 003 (chapter :doc:`bptt`).
+"""Balanced and unbalanced bracket strings: the counting task of the NYU notes (chapter :doc:`bptt`).
 
 A stand-in for "is this C program's bracketing correct?". The alphabet is ``(``, ``)`` and a
 filler ``x`` (any other character of the program). With ``c_k`` the running count of open

@@ -2,7 +2,7 @@
 
 Each sequence shows a *symbol* at step 0, then ``delay`` *distractors*, then a *cue*; the label
 is the symbol. A classifier that reads only the output at the cue must carry the symbol across
-``delay`` steps of noise. The task isolates memory (seed 003's claim that an LSTM keeps
+``delay`` steps of noise. The task isolates memory (the NYU notes' claim that an LSTM keeps
 information for "about 20 words" is tested on it in the chapter :doc:`lstm`)::
 
     t:      0     1 .. delay          delay + 1
