@@ -22,7 +22,8 @@ import torch
 from torch import Tensor, nn
 
 from seqlearn.validate import (check_bool, check_float_dtype, check_int,
-                               check_same_dtype, check_shape, check_tensor)
+                               check_same_dtype, check_shape, check_tensor,
+                               first_weight)
 
 __all__ = ["multiplicative_weights", "MultiplicativeLinear", "HyperLinear", "soft_switch",
            "switch_tensor", "SoftSwitch"]
@@ -140,7 +141,7 @@ class HyperLinear(nn.Module):
 
     def forward(self, x: Tensor, z: Tensor) -> Tensor:
         _check_pair(x, z, self.in_features, self.context_features)
-        check_same_dtype("x", x, "the module's parameters", next(self.parameters()))
+        check_same_dtype("x", x, "the module's parameters", first_weight(self))
         W, b = self.weights(z)
         return torch.einsum("...ij,...j->...i", W, x) + b             # (..., m)
 
@@ -196,7 +197,7 @@ class SoftSwitch(nn.Module):
     def forward(self, xs: Tensor, z: Tensor) -> tuple[Tensor, Tensor]:
         check_tensor(xs, "xs")
         check_tensor(z, "z")
-        check_same_dtype("z", z, "the module's parameters", next(self.parameters()))
+        check_same_dtype("z", z, "the module's parameters", first_weight(self))
         lead: dict = {}
         check_shape(xs, "xs", "... K D", sizes={"K": self.num_inputs}, bound=lead)
         check_shape(z, "z", "... C", sizes={"C": self.context_features}, bound=lead)
