@@ -27,7 +27,8 @@ import pytest
 
 from layout import ROOT
 
-HTML = ROOT / "_build" / "html"
+# SEQLEARN_BOOK_HTML: test a book built elsewhere (jupyter-book build . --path-output DIR)
+HTML = Path(os.environ.get("SEQLEARN_BOOK_HTML", ROOT / "_build" / "html"))
 WINDOW = (1366, 900)  # a common laptop screen: figures must be legible at this width
 
 
