@@ -42,7 +42,8 @@ test: test-package test-notebooks test-assignments book test-browser
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
 	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py \
-	  tests/test_erratum_quotes.py tests/test_chapter_shape.py tests/test_citations.py -q
+	  tests/test_erratum_quotes.py tests/test_chapter_shape.py tests/test_citations.py \
+	  tests/test_front_matter.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
