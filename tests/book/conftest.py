@@ -79,8 +79,10 @@ def book_url():
         yield url
 
 
-@pytest.fixture(scope="session")
-def browser():
+@contextlib.contextmanager
+def chromium(env: dict[str, str] | None = None):
+    """Headless Chromium driven by selenium; ``env``: the browser's environment variables
+    (default: this process's), e.g. a FONTCONFIG_FILE that limits its fonts."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -97,12 +99,21 @@ def browser():
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                  f"--window-size={WINDOW[0]},{WINDOW[1]}", f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver, env=env),
+                              options=options)
     driver.set_page_load_timeout(90)
     driver.set_script_timeout(90)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with chromium() as driver:
+        yield driver
 
 
 def _free_port() -> int:
