@@ -23,7 +23,7 @@ NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-ti
 AVX2      := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2 DNNL_MAX_CPU_ISA=AVX2
 PERTURBED := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
-.PHONY: book test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean \
+.PHONY: book pdf test test-deep test-package test-notebooks test-browser browser-deps run-chapter lab clean \
         study-perturbed study-avx2
 
 $(STAMP): requirements.txt pyproject.toml
@@ -37,13 +37,22 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is in _build/html: open _build/html/index.html in a browser."
 
-test: test-package test-notebooks test-assignments book test-browser
+test: test-package test-notebooks test-assignments pdf book test-browser
+
+# The whole book as one PDF, _build/pdf/sequence-learning-executed.pdf (3 to 6 minutes):
+# the single-page build printed by headless Chromium (tools/book_pdf.py). A `make book`
+# after it puts the PDF in the download menu (_ext/downloads.py), as the workflow does.
+pdf: $(STAMP) browser-deps
+	rm -rf _build/pdf
+	$(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
+	$(BIN)/python tools/book_pdf.py _build/pdf/_build/singlehtml \
+	  _build/pdf/sequence-learning-executed.pdf
 
 test-package: $(STAMP)
 	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
 	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py \
 	  tests/test_erratum_quotes.py tests/test_chapter_shape.py tests/test_citations.py \
-	  tests/test_front_matter.py -q
+	  tests/test_front_matter.py tests/test_font_subset.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
@@ -63,13 +72,15 @@ study-avx2: $(STAMP)
 test-browser: $(STAMP) browser-deps
 	$(BIN)/python -m pytest tests/book -q
 
-# Debian's chromium and chromedriver drive the browser test (no browser is downloaded by a test tool).
+# Debian's chromium and chromedriver drive the browser test (no browser is downloaded by a test tool);
+# poppler-utils and qpdf read, render and compress the book's PDF (make pdf, tests/book/test_downloads.py).
 browser-deps:
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null \
+	    || ! command -v pdftoppm >/dev/null || ! command -v qpdf >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver poppler-utils qpdf; \
 	  else \
-	    echo "The browser test needs Debian's chromium and chromium-driver: sudo apt-get install chromium chromium-driver"; exit 1; \
+	    echo "The browser test needs Debian's chromium, chromium-driver, poppler-utils and qpdf: sudo apt-get install chromium chromium-driver poppler-utils qpdf"; exit 1; \
 	  fi; \
 	fi
 
@@ -154,8 +165,20 @@ mutation-chapter: mutation-deps
 run-chapter: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.store_widget_state=False $(NB)
 
+# The quotations' web font (_static/fonts/), after a quotation in CJK text is added or
+# changed: a subset of Debian's fonts-noto-cjk, fetched with apt-get download (nothing is
+# installed). tests/test_font_subset.py fails until it is run.
+.PHONY: font
+font: $(STAMP)
+	$(BIN)/python tools/subset_font.py
+
+# JupyterLab with jupyterlab-myst on the whole repository (chapters, appendix, references.bib),
+# opened on chapters/. As root (containers, Binder-like machines) Jupyter needs --allow-root.
+# LAB_ARGS: more options, e.g. make lab LAB_ARGS="--no-browser --port=8899"
+LAB_ARGS ?=
 lab: $(STAMP)
-	$(BIN)/jupyter lab chapters
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/chapters \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 clean:
 	rm -rf _build .jupyter_cache .pytest_cache
