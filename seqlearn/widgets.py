@@ -58,6 +58,10 @@ HINT = ("Precomputed frames: this slider moves once the notebook's scripts may r
         "run the next cell.")
 """Shown in place of a working slider where a stored notebook's scripts are blocked."""
 
+LIVE_HINT = "sliders that redraw; run this cell in a Jupyter kernel to see them"
+"""What a stored notebook shows for :meth:`FrameSlider.live`'s sliders before the cell runs
+(ipywidgets cuts a widget's text form at 110 characters: keep it shorter)."""
+
 
 def figure_png(fig: Figure, dpi: int = FRAME_DPI, colours: int | None = None) -> bytes:
     """Render a matplotlib figure to PNG bytes (no software/version metadata) and close it.
@@ -225,5 +229,6 @@ class LiveSliders(widgets.VBox):
     """The sliders and picture of :meth:`FrameSlider.live`, with a short, stable text form."""
 
     def __repr__(self) -> str:
-        names = ", ".join(c.description for c in self.children if hasattr(c, "description") and c.description)
-        return f"LiveSliders({names})"
+        names = ", ".join(c.description for c in self.children
+                          if hasattr(c, "description") and c.description)
+        return f"LiveSliders({names}): {LIVE_HINT}"
