@@ -1,9 +1,11 @@
 """Every chapter has a main line a student reads in one sitting, and ends like a textbook chapter.
 
 The main line is the Markdown before the chapter's ``## Going further`` heading (what a curious
-reader wants and a student may skip comes after it). It holds at most ``MAX_WORDS`` words, and
-it ends with a ``## Summary`` and an ``## Exercises`` section: four to six exercises, each with
-its solution folded in a ``<details>`` block.
+reader wants and a student may skip comes after it), or before ``## References`` where a chapter
+has no Going further. It holds at most ``MAX_WORDS`` words of prose (markup, and the solutions a
+student unfolds after trying an exercise, do not count), and it ends with a ``## Summary`` and an
+``## Exercises`` section: four to six exercises, each with its solution folded in a
+``:::{dropdown} Solution`` block.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import pytest
 from layout import chapter_notebooks
 
 MAX_WORDS = 4500
-GOING_FURTHER = re.compile(r"^## Going further\b", re.MULTILINE)
+GOING_FURTHER = re.compile(r"^## (Going further|References)\b", re.MULTILINE)
+SOLUTION = re.compile(r"^:::\{dropdown\}.*?^:::$", re.MULTILINE | re.DOTALL)
+ALERT = re.compile(r"^> \[!\w+\]$", re.MULTILINE)  # a box's kind: markup, not prose
 NOTEBOOKS = chapter_notebooks()
 
 
@@ -29,7 +33,7 @@ def _cells(path: Path) -> list[dict]:
 
 
 def main_line(path: Path) -> list[dict]:
-    """The cells before the ``## Going further`` heading (all cells if there is none)."""
+    """The cells before ``## Going further`` or ``## References`` (all if neither)."""
     cells = _cells(path)
     for i, c in enumerate(cells):
         if c["cell_type"] == "markdown" and GOING_FURTHER.search(c["text"]):
@@ -38,9 +42,12 @@ def main_line(path: Path) -> list[dict]:
 
 
 def words(text: str) -> int:
-    """Words a reader reads: whitespace-separated tokens, HTML tags and comments left out."""
+    """Words a reader reads: whitespace-separated tokens; HTML tags and comments, alert
+    markers and folded solutions left out. (A tag starts with a letter or ``/``: a ``<`` in
+    maths is not one.)"""
+    text = SOLUTION.sub(" ", ALERT.sub(" ", text))
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.DOTALL)
-    text = re.sub(r"<[^>]+>", " ", text)
+    text = re.sub(r"</?[A-Za-z][^>]*>", " ", text)
     return len(text.split())
 
 
@@ -71,8 +78,8 @@ def test_summary_and_exercises_close_the_main_line(path):
     numbered = re.findall(r"^\s*(?:\*\*)?(\d+)\.\s", exercises, re.MULTILINE)
     count = len(set(numbered))
     assert 4 <= count <= 6, f"{path.name}: {count} exercises, expected 4 to 6"
-    assert exercises.count("<details>") >= count, (
-        f"{path.name}: every exercise needs its solution folded in <details>")
+    assert exercises.count(":::{dropdown} Solution") >= count, (
+        f"{path.name}: every exercise needs its solution folded in :::{{dropdown}} Solution")
     index = next(i for i, c in enumerate(cells)
                  if c["cell_type"] == "markdown" and re.search(r"^## Exercises", c["text"],
                                                                re.MULTILINE))

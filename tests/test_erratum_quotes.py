@@ -1,11 +1,11 @@
 """Every erratum quotes the notes verbatim, and every quote occurs in the notes it names.
 
-A box of a chapter or of the errata appendix opens with bold words that name its sources,
-``> **Erratum (the CMU 11-785 notes): ...**``. Inside it, the printed words appear as
-``「original」 (“English gloss”)``. The notes themselves are not part of the repository: set
-``SEQLEARN_NOTES_DIR`` to the folder that holds them (``.ci/run`` points it at
-``../shared/seeds``); without it the comparison with the notes is skipped, and says so, while
-the form of the quotes is still checked.
+A box of a chapter or of the errata appendix (a GitHub alert, ``> [!WARNING]``) opens with
+bold words that name its sources, ``> **Erratum (the CMU 11-785 notes): ...**``. Inside it,
+the printed words appear as ``「original」 (“English gloss”)``. The notes themselves are
+not part of the repository: set ``SEQLEARN_NOTES_DIR`` to the folder that holds them
+(``.ci/run`` points it at ``../shared/seeds``); without it the comparison with the notes is
+skipped, and says so, while the form of the quotes is still checked.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SOURCES = {
     "the CMU 11-785 notes": "004_",
 }
 BOX_HEAD = re.compile(r"^\*\*(Erratum|Note|Convention)\b[^(*]*\(([^)]*)\)")
+ALERT = re.compile(r"\[!\w+\]")
 QUOTE = re.compile(r"「([^」]+)」")
 GLOSSED = re.compile(r"「[^」]+」\s*\(“[^”]+”\)")
 
@@ -57,6 +58,8 @@ def boxes() -> list[tuple[str, str, list[str], str]]:
                 if line.startswith(">"):
                     block.append(line[1:].removeprefix(" "))
                     continue
+                if block and ALERT.fullmatch(block[0]):  # the box's kind, "[!WARNING]"
+                    block = block[1:]
                 if block:
                     head = BOX_HEAD.match(block[0])
                     if head:

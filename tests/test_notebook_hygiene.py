@@ -177,7 +177,7 @@ def test_no_check_hides_in_a_hidden_cell(path: Path):
 def test_chapter_has_exercises_with_collapsed_solutions(path: Path):
     text = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
     assert re.search(r"^#+ .*Exercises", text, re.M), f"{path.name} has no Exercises section"
-    assert "<details>\n<summary>Solution" in text, f"{path.name} has no folded solution"
+    assert ":::{dropdown} Solution\n" in text, f"{path.name} has no folded solution"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -19,7 +19,8 @@ from layout import ROOT, chapter_notebooks, markdown_of
 NOTEBOOKS = chapter_notebooks()
 PAGES = NOTEBOOKS + sorted((ROOT / "appendix").glob("*.ipynb"))  # every notebook the book shows
 MAX_CODE_LINE = 88
-DIRECTIVE = re.compile(r"^\s*(`{3,}|:{3,})\s*\{[\w-]+\}", re.M)
+DIRECTIVE = re.compile(r"^\s*(`{3,}|:{3,})\s*\{([\w-]+)\}", re.M)
+ALLOWED_DIRECTIVES = {"dropdown"}  # a solution: JupyterLab and the book fold it
 TARGET = re.compile(r"^\([\w-]+\)=\s*$", re.M)
 ROLE = re.compile(r"\{([\w:-]+)\}`")
 ALLOWED_ROLES = {"eq", "cite"}
@@ -27,7 +28,12 @@ MATHS = re.compile(r"\$\$.*?\$\$|\$(?:\\\$|[^$])+?\$", re.S)
 LIST_OR_HEADING = re.compile(r"^\s*([-+*]\s|#)")
 FORMER_MACROS = re.compile(r"\\(vx|vh|vy|vc|vq|vk|vv|mW|mU|softmax|diag|htilde|R)(?![A-Za-z])")
 SEED_JARGON = re.compile(r"\b[Ss]eeds? 0\d\d\b|\bseed 00\d")
-SOLUTION = re.compile(r"<details>\n<summary>[^<\n]+</summary>\n\n.*?\n\n</details>", re.S)
+SOLUTION = re.compile(r"^:::\{dropdown\} Solution\n\n(?:(?!^:::).)+?\n\n:::$", re.S | re.M)
+FENCE = re.compile(r"^:::", re.M)
+QUOTE = re.compile(r"(?:^>.*\n?)+", re.M)  # a block quote: consecutive lines starting ">"
+BOX = re.compile(r"^> \*\*(Erratum|Note|Convention)\b", re.M)
+ALERT = re.compile(r"> \[!(NOTE|WARNING)\]\n")
+BOX_KIND = {"Erratum": "WARNING", "Note": "NOTE", "Convention": "NOTE"}
 
 
 def cells(path: Path) -> list[dict]:
@@ -51,8 +57,9 @@ def maths_lines(markdown: str) -> list[str]:
 def test_no_myst_only_syntax(path: Path):
     for index, text in enumerate(markdown_of(path)):
         where = f"{path.name}, Markdown cell {index}"
-        assert not DIRECTIVE.search(text), f"{where}: a directive fence (plain renderers show it "\
-            "as code): use $$ ... $$ (label), a bold-titled quote or <details>"
+        fences = {m.group(2) for m in DIRECTIVE.finditer(text)} - ALLOWED_DIRECTIVES
+        assert not fences, f"{where}: directive fences {fences} (plain renderers show them "\
+            "as code): use $$ ... $$ (label), a GitHub alert or :::{dropdown} Solution"
         assert not TARGET.search(text), f"{where}: a (label)= target; link to a heading instead"
         roles = set(ROLE.findall(text)) - ALLOWED_ROLES
         assert not roles, f"{where}: roles {roles}; use a Markdown link to the notebook"
@@ -73,14 +80,60 @@ def test_maths_line_rule_catches_a_plus_at_line_start():
     assert [l for l in maths_lines("$a +\nb$") if LIST_OR_HEADING.match(l)] == []
 
 
+def solutions(text: str) -> int:
+    """How many solutions a Markdown cell holds; fails unless every ``:::`` fence belongs to
+    one written as ``:::{dropdown} Solution``, a blank line, the solution, a blank line and
+    ``:::``."""
+    found = len(SOLUTION.findall(text))
+    assert len(FENCE.findall(text)) == 2 * found, (
+        "write each solution as ':::{dropdown} Solution', a blank line, the solution, a "
+        f"blank line and ':::' (no other fence inside):\n{text[:300]}")
+    return found
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_solutions_fold_everywhere(path: Path):
-    text = "\n".join(markdown_of(path))
-    opened = text.count("<details>")
-    assert opened == text.count("</details>") == text.count("<summary>") > 0, path.name
-    assert len(SOLUTION.findall(text)) == opened, (
-        f"{path.name}: write each solution as <details>, <summary>...</summary> on the next "
-        "line, then a blank line, the solution, a blank line and </details>")
+def test_solutions_fold(path: Path):
+    markdown = markdown_of(path)
+    assert sum(solutions(text) for text in markdown) > 0, f"{path.name} has no solution"
+    assert not any("<details>" in text for text in markdown), (
+        f"{path.name}: a <details> solution; JupyterLab would show its maths as raw LaTeX")
+
+
+def test_solution_rule_catches_a_bad_fence():
+    assert solutions(":::{dropdown} Solution\n\n$x$\n\n:::") == 1
+    for bad in (":::{dropdown} Solution\n$x$\n:::", ":::{dropdown} Hint\n\nx\n\n:::",
+                ":::{dropdown} Solution\n\nx\n\n:::{note}\ny\n:::\n\n:::"):
+        with pytest.raises(AssertionError):
+            solutions(bad)
+
+
+def boxes(text: str) -> list[tuple[str, str | None]]:
+    """(kind word, alert kind or None) of every block quote that opens with a bold box word
+    on its first line or, after an alert line, on its second."""
+    found = []
+    for quote in QUOTE.findall(text):
+        alert = ALERT.match(quote)
+        body = quote[alert.end():] if alert else quote
+        box = BOX.match(body)
+        if box:
+            found.append((box.group(1), alert.group(1) if alert else None))
+    return found
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_boxes_are_alerts(path: Path):
+    """Every Erratum, Note or Convention box is a GitHub alert of its kind, which GitHub and
+    JupyterLab show as a coloured box and the book as an admonition (_ext)."""
+    wrong = [(word, alert) for text in markdown_of(path) for word, alert in boxes(text)
+             if alert != BOX_KIND[word]]
+    assert wrong == [], (f"{path.name}: boxes without their alert line (Erratum: "
+                         f"'> [!WARNING]', Note and Convention: '> [!NOTE]'): {wrong}")
+
+
+def test_box_rule_catches_a_missing_alert():
+    assert boxes("> [!WARNING]\n> **Erratum (x): y.** z\n\n> **Note.** a\n> b") == [
+        ("Erratum", "WARNING"), ("Note", None)]
+    assert boxes("> [!NOTE]\n> **Erratum (x).** y") == [("Erratum", "NOTE")]
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)

@@ -1,19 +1,26 @@
-"""Citations that read everywhere: author-year links to the references page.
+"""Citations that read everywhere: author-year links to the entry.
 
 The chapters are read in the HTML book, JupyterLab, Colab and on GitHub. A Sphinx role such as
 ``{cite}`vaswani2017``` renders only in the book (JupyterLab shows the bare key with a warning
-icon), so the book writes a citation as a Markdown link every renderer follows::
+icon), so the book writes a citation as a Markdown link every renderer follows. In a notebook
+it links to the entry in the notebook's own References list (``tools/chapter_references.py``
+writes that list, with the BibTeX key as anchor)::
+
+    [Vaswani et al. (2017)](#vaswani2017)
+
+A Markdown page, which only the book shows, links to the references page instead
+(``bibtex_cite_id`` gives every entry there the id of its key)::
 
     [Vaswani et al. (2017)](../references.md#vaswani2017)
 
-The text is the entry's author-year label (:func:`label`); the target is the references page
-with the BibTeX key as anchor (``bibtex_cite_id`` gives every entry that id in the book, and
-``_ext/portable_markdown.py`` resolves the link there). The source notes are cited by name:
-``[the CMU 11-785 notes](../references.md#notes_cmu)``.
+The text is the entry's author-year label (:func:`label`); ``_ext/portable_markdown.py``
+resolves both forms in the book and warns on an unknown key. The source notes are cited by
+name: ``[the CMU 11-785 notes](#notes_cmu)``.
 
 Usage: ``python tools/citations.py FILE...`` rewrites any remaining ``{cite}`` roles in
 Markdown files and notebooks into such links (where the sentence already names the work,
-"Vaswani et al. show {cite}`vaswani2017`", that name becomes the link).
+"Vaswani et al. show {cite}`vaswani2017`", that name becomes the link), and brings the
+References list of each notebook up to date.
 """
 
 from __future__ import annotations
@@ -24,17 +31,22 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from pybtex.backends.plaintext import Backend
 from pybtex.database import parse_file
 from pybtex.richtext import Text
 
 ROOT = Path(__file__).resolve().parent.parent
 BIB = ROOT / "references.bib"
+TEXT = Backend()
 ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
-LINK = re.compile(r"\[([^][\n]+)\]\((?:\.\./)?references\.md#([\w-]+)\)")
+# a citation: to the references page (Markdown pages) or to the entry in the notebook itself
+LINK = re.compile(r"\[([^][\n]+)\]\(((?:\.\./)*references\.md)?#([\w-]+)\)")
 
 
-def _plain(latex: str) -> str:
-    return Text.from_latex(latex).render_as("text")
+@lru_cache(maxsize=None)
+def plain(latex: str) -> str:
+    """BibTeX's LaTeX as text: ``J{\\"u}rgen`` -> ``Jürgen``."""
+    return Text.from_latex(latex).render(TEXT)  # render_as() scans every entry point
 
 
 @lru_cache(maxsize=None)
@@ -51,7 +63,7 @@ def authors(key: str) -> str:
     """``Elman``, ``Hochreiter and Schmidhuber``, ``Vaswani et al.``; the notes' name."""
     entry = entries()[key]
     people = entry.persons.get("author", [])
-    names = [_plain(" ".join(p.prelast_names + p.last_names)) for p in people]
+    names = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
     if is_notes(key):
         return names[0]
     if len(names) == 1:
@@ -68,10 +80,12 @@ def label(key: str) -> str:
     return f"{authors(key)} ({entries()[key].fields['year']})"
 
 
-def link(key: str, prefix: str, text: str | None = None) -> str:
+def link(key: str, base: str, text: str | None = None) -> str:
+    """``[label](base + key)``: ``base`` is ``#`` in a notebook, ``../references.md#`` in a
+    Markdown page one folder down."""
     if key not in entries():
         raise KeyError(f"citation key {key!r} is not in {BIB.name}")
-    return f"[{text or label(key)}]({prefix}references.md#{key})"
+    return f"[{text or label(key)}]({base}{key})"
 
 
 def _mention(before: str, key: str) -> tuple[int, int]:
@@ -89,7 +103,7 @@ def _mention(before: str, key: str) -> tuple[int, int]:
     return at, end
 
 
-def convert(text: str, prefix: str) -> str:
+def convert(text: str, base: str) -> str:
     """Rewrite every ``{cite}`` role of Markdown ``text`` as author-year links.
 
     A single-key role whose sentence already names the work links that name instead (with the
@@ -105,22 +119,25 @@ def convert(text: str, prefix: str) -> str:
         if at >= 0:
             key = keys[0]
             shown = authors(key) if is_notes(key) else label(key)
-            before = before[:at] + link(key, prefix, shown) + before[end:]
+            before = before[:at] + link(key, base, shown) + before[end:]
             out.append(before.rstrip(" ") if not before.endswith("\n") else before)
         else:
-            out.append(before + "; ".join(link(k, prefix) for k in keys))
+            out.append(before + "; ".join(link(k, base) for k in keys))
         last = match.end()
     out.append(text[last:])
     return "".join(out)
 
 
-def _prefix(path: Path) -> str:
+def base(path: Path) -> str:
+    """Where a citation of ``path`` links: its own References list, or the references page."""
+    if path.suffix == ".ipynb":
+        return "#"
     depth = len(path.resolve().relative_to(ROOT).parts) - 1
-    return "../" * depth
+    return "../" * depth + "references.md#"
 
 
 def convert_file(path: Path) -> bool:
-    prefix = _prefix(path)
+    target = base(path)
     if path.suffix == ".ipynb":
         nb = json.loads(path.read_text())
         changed = False
@@ -128,15 +145,17 @@ def convert_file(path: Path) -> bool:
             if cell["cell_type"] != "markdown":
                 continue
             old = "".join(cell["source"])
-            new = convert(old, prefix)
+            new = convert(old, target)
             if new != old:
                 cell["source"] = new.splitlines(keepends=True)
                 changed = True
         if changed:
             path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-        return changed
+        import chapter_references  # it builds on this module
+
+        return chapter_references.write(path) or changed
     old = path.read_text()
-    new = convert(old, prefix)
+    new = convert(old, target)
     if new != old:
         path.write_text(new)
     return new != old

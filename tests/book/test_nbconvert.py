@@ -1,13 +1,17 @@
 """Plain renderers: every chapter as `jupyter nbconvert --to html` shows it (GitHub and Colab
 render Markdown the same way: no MyST).
 
-Each page must typeset every equation without error, show no MyST directive as a code block,
-and keep every solution folded. nbconvert's page loads MathJax 2; the test serves the copy
-shipped by jupyter-server-mathjax from loopback instead of a CDN.
+Each page must typeset every equation without error and show no MyST directive as a code
+block. What plain renderers cannot fold or box reads as text: a solution, ``:::{dropdown}
+Solution``, shows its fence lines around it (the trade-off CONTRIBUTING.md states), and a box,
+a GitHub alert, is a quotation opening with ``[!WARNING]`` or ``[!NOTE]``. nbconvert's page
+loads MathJax 2; the test serves the copy shipped by jupyter-server-mathjax from loopback
+instead of a CDN.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,14 +45,15 @@ const start = Date.now();
 
 REPORT = r"""
 const markdown = Array.from(document.querySelectorAll(".jp-RenderedMarkdown"));
-const details = markdown.flatMap(m => Array.from(m.querySelectorAll("details")));
+const paragraphs = markdown.flatMap(m => Array.from(m.querySelectorAll("p")));
 return {
   text: markdown.map(m => m.innerText).join("\n"),
   fences: markdown.flatMap(m => Array.from(m.querySelectorAll("pre code")))
     .map(c => c.className + " " + c.textContent.slice(0, 40))
     .filter(c => c.includes("{")),
-  details: details.length,
-  open: details.filter(d => d.open).length,
+  solutions: paragraphs.filter(p => p.textContent.trim() === ":::{dropdown} Solution").length,
+  alerts: markdown.flatMap(m => Array.from(m.querySelectorAll("blockquote > p:first-child")))
+    .filter(p => /^\[!(NOTE|WARNING)\]/.test(p.textContent)).length,
 };
 """
 
@@ -80,9 +85,13 @@ def test_chapter_reads_without_myst(browser, nbconvert_url, path):
 
     report = browser.execute_script(REPORT)
     assert report["fences"] == [], f"{path.stem}: directives shown as code: {report['fences']}"
-    raw = [m for m in RAW_MARKUP if m in report["text"] and m not in ("{eq}", "{cite}")]
+    text = report["text"].replace(":::{dropdown} Solution", "")  # a solution's fence
+    raw = [m for m in RAW_MARKUP if m in text and m not in ("{eq}", "{cite}")]
     assert raw == [], f"{path.stem}: MyST markup shown as text: {raw}"
     assert "$$" not in report["text"], f"{path.stem}: display maths left untypeset"
-    solutions = sum(m.count("<details>") for m in markdown_of(path))
-    assert report["details"] == solutions > 0, f"{path.stem}: {report['details']} folded"
-    assert report["open"] == 0, f"{path.stem}: {report['open']} solutions shown unfolded"
+    markdown = markdown_of(path)
+    solutions = sum(m.count(":::{dropdown} Solution\n") for m in markdown)
+    assert report["solutions"] == solutions > 0, (
+        f"{path.stem}: {report['solutions']} of {solutions} solutions read as paragraphs")
+    alerts = sum(len(re.findall(r"^> \[!(NOTE|WARNING)\]$", m, re.M)) for m in markdown)
+    assert report["alerts"] == alerts, f"{path.stem}: {report['alerts']} of {alerts} boxes"
