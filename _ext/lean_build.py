@@ -9,7 +9,9 @@ Removed after the build, which keeps the book small to host and to download as a
   file listed before them;
 - Font Awesome's JavaScript (1.5 MB), replaced by an empty script: the theme draws each icon
   with Font Awesome's web fonts from its CSS as well, and the script only swaps those glyphs
-  for the same icons as SVG. The book configures no custom icon that would need it.
+  for the same icons as SVG. The book configures no custom icon that would need it;
+- a general index page left by an earlier build: the book has none (``html_use_index`` is
+  false: chapters carry no index entries), and an incremental build does not delete it.
 
 The browser tests open every page and fail on any request that finds nothing and on any
 console error, and check that a chapter's first load stays under 2 MB.
@@ -32,6 +34,8 @@ def _remove_source_maps(app: Sphinx, exception: Exception | None) -> None:
     for path in [*out.rglob("*.map"), *out.glob("_static/vendor/fontawesome/webfonts/*.ttf")]:
         path.unlink()
     shutil.rmtree(out / "_static" / "locales", ignore_errors=True)
+    if not app.config.html_use_index:
+        (out / "genindex.html").unlink(missing_ok=True)
     (out / FONT_AWESOME_JS).write_text(
         "/* Font Awesome's icons come from its web fonts (see _ext/lean_build.py). */\n")
 
