@@ -53,6 +53,21 @@ def test_citations_are_links(path):
             f"{citations.label(key)!r}")
 
 
+LINK_THEN_PUNCTUATION = re.compile(r"\]\((?:#|\.\./references\.md#)[\w-]+\)\n\s*[,.;:)]")
+NAME_TWICE = re.compile(r"\b([A-Z][a-z]+ et)\s+al\.\s+\[\1 al\.")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_citations_read_cleanly(path):
+    """No artefact of the conversion from roles: a line that starts with the punctuation
+    after a link (which renders as "(2015) ," or "(2015) )."), or the authors named
+    twice ("Vaswani et al. [Vaswani et al. (2017)]")."""
+    text = markdown(path)
+    for pattern in (LINK_THEN_PUNCTUATION, NAME_TWICE):
+        found = [text[max(0, m.start() - 40):m.end() + 10] for m in pattern.finditer(text)]
+        assert found == [], f"{path.name}: {found}"
+
+
 def test_labels():
     assert citations.label("elman1990") == "Elman (1990)"
     assert citations.label("hochreiter1997") == "Hochreiter and Schmidhuber (1997)"
