@@ -112,10 +112,14 @@ def _shift(weights: Tensor, shifts: Tensor) -> Tensor:
 
 
 def _sharpen(weights: Tensor, gamma: Tensor) -> Tensor:
-    # w^gamma only where w > 0: 0^gamma = 0, and no 0 * log 0 in the gradient
+    # (w / max w)^gamma, the same weighting as w^gamma once normalised: the largest term
+    # is 1, so the sum never underflows (a uniform w = 1/12 with gamma = 50 gives
+    # 12^-50, below float32's smallest number, and w^gamma / sum w^gamma was 0/0).
+    # Powers only where w > 0: 0^gamma = 0, and no 0 * log 0 in the gradient.
+    ratio = weights / weights.amax(-1, keepdim=True)  # (..., N), max 1
     tiny = torch.finfo(weights.dtype).tiny
-    powered = torch.where(weights > 0, weights.clamp_min(tiny).pow(gamma[..., None]),
-                          torch.zeros_like(weights))
+    powered = torch.where(ratio > 0, ratio.clamp_min(tiny).pow(gamma[..., None]),
+                          torch.zeros_like(ratio))
     return powered / powered.sum(-1, keepdim=True)  # (..., N)
 
 

@@ -153,6 +153,18 @@ def test_sharpen_is_the_power_normalised():
     out[1].backward()
     assert torch.isfinite(hot.grad).all() and torch.isfinite(g.grad)
 
+    # no underflow: every (1/12)^50 is below float32's smallest number, yet the weighting
+    # is uniform still (it was 0/0 = NaN), and a gradient flows
+    flat = torch.full((12,), 1 / 12, requires_grad=True)
+    steep = torch.tensor(50.0, requires_grad=True)
+    out = ntm.sharpen(flat, steep)
+    torch.testing.assert_close(out, torch.full((12,), 1 / 12))
+    (out * torch.arange(12.0)).sum().backward()
+    assert torch.isfinite(flat.grad).all() and torch.isfinite(steep.grad)
+    peaked = torch.tensor([0.7, 0.2, 0.1])
+    torch.testing.assert_close(ntm.sharpen(peaked, torch.tensor(200.0)),
+                               torch.tensor([1.0, 0.0, 0.0]))
+
 
 def test_address_chains_the_four_steps():
     B, N, W, S = 2, 6, 4, 3
