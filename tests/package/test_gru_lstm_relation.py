@@ -11,8 +11,8 @@ float64 (book convention: the GRU's update gate ``u`` keeps the past, the NYU no
    ``tanh(c_{t-1})`` instead of the state: the LSTM feeds back ``h_{t-1} = o * tanh(c_{t-1})``,
    the GRU the state itself. With peepholes (the CMU 11-785 notes' LSTM) the gates can read
    ``c_{t-1}`` directly; the candidate never can. The difference from a real GRU (reset gate
-   held at 1) vanishes exactly when the candidate does not read the state (``U_h = 0``), and
-   only then.
+   held at 1) vanishes exactly when the candidate does not read the state (``U_h = 0``) and
+   the LSTM has peepholes, and only then: without peepholes its gates read ``tanh(c_{t-1})``.
 3. The reset gate is what no LSTM has: the LSTM's candidate pre-activation is affine in
    ``h_{t-1}`` (second differences zero), the GRU's is not, unless ``r`` is held constant.
 4. The NYU notes' full reset: with ``r = 0`` *and* ``u = 0`` (biases -800, where the sigmoid is
@@ -152,6 +152,10 @@ def test_the_difference_from_a_gru_is_the_tanh_on_the_fed_back_state(reset):
         gru.bias_hh[2 * H:] = 0.0
     c = torch.stack([g.c for g in _run_lstm(_lstm_from_gru(gru, True), x, h0)], 1)
     torch.testing.assert_close(c, _run_gru(gru, x, h0), rtol=1e-12, atol=1e-12)
+    # only with peepholes: without them the gates read h = tanh(c), not the state itself
+    c = torch.stack([g.c for g in _run_lstm(_lstm_from_gru(gru, False), x, h0)], 1)
+    gap = (c - _run_gru(gru, x, h0)).abs().max().item()
+    assert gap > 0.05, gap
 
 
 def _second_difference(pre_activation, h0: torch.Tensor, direction: torch.Tensor) -> float:
