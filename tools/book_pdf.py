@@ -276,10 +276,11 @@ def build(singlehtml: Path, out: Path, timeout_s: int = 300) -> None:
                                        in destination_pages(raw).items()})
         raw.write_bytes(print_pdf(driver))
     # Chromium writes the tagged structure (which the outline needs) uncompressed: 24 MB
-    # instead of 10 MB once qpdf has packed the objects into compressed streams
+    # instead of 13 MB once qpdf has packed the objects into compressed streams. Streams
+    # Chromium compressed itself are copied as they are: some carry bytes after their
+    # zlib data, and decoding them again (--recompress-flate) makes qpdf warn and exit 3.
     subprocess.run(["qpdf", "--object-streams=generate", "--compress-streams=y",
-                    "--recompress-flate", "--compression-level=9", str(raw), str(out)],
-                   check=True)
+                    "--compression-level=9", str(raw), str(out)], check=True)
     raw.unlink()
 
 
