@@ -88,7 +88,8 @@ def test_chapter_reads_in_jupyterlab(browser, lab_url, path):
     assert report["quotes"] == [], f"{path.stem}: quotations left: {report['quotes']}"
 
 
-READER = "attention"  # a chapter with boxes, maths in every solution and citations
+READER = "self_attention"  # a chapter with erratum and note boxes, maths in its
+# solutions and citations (the attention chapter has no erratum box since the fifth edition)
 
 OPEN_SOLUTION = """
 const solution = Array.from(document.querySelectorAll(
