@@ -89,7 +89,8 @@ def test_chapter_reads_in_jupyterlab(browser, lab_url, path):
 
 
 READER = "self_attention"  # a chapter with erratum and note boxes, maths in its
-# solutions and citations (the attention chapter has no erratum box since the fifth edition)
+# solutions and citations (the attention chapter has no erratum box left: its two were
+# withdrawn in the fourth edition)
 
 OPEN_SOLUTION = """
 const solution = Array.from(document.querySelectorAll(
