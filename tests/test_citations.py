@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from layout import ROOT
+from layout import ROOT, markdown_of
 
 sys.path.insert(0, str(ROOT / "tools"))
 import chapter_references  # noqa: E402
@@ -31,8 +31,7 @@ PAGES = sorted([*ROOT.glob("chapters/*.ipynb"), *ROOT.glob("appendix/*.ipynb"),
 
 def markdown(path: Path) -> str:
     if path.suffix == ".ipynb":
-        cells = json.loads(path.read_text())["cells"]
-        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        return "\n".join(markdown_of(path))
     return path.read_text()
 
 

@@ -3,17 +3,16 @@ instructors."""
 
 from __future__ import annotations
 
-import json
 import re
 
-from layout import ROOT, toc_files
+from layout import ROOT, markdown_of, toc_files
 
 CHAPTERS = [f for f in toc_files() if f.startswith("chapters/")]
 
 
 def title(chapter: str) -> str:
-    cells = json.loads((ROOT / f"{chapter}.ipynb").read_text())["cells"]
-    return "".join(cells[0]["source"]).splitlines()[0].removeprefix("# ").strip()
+    first_line = markdown_of(ROOT / f"{chapter}.ipynb")[0].splitlines()[0]
+    return first_line.removeprefix("# ").strip()
 
 
 def test_front_page_links_every_chapter_numbered_in_order():

@@ -149,10 +149,10 @@ def convert_file(path: Path) -> bool:
             if new != old:
                 cell["source"] = new.splitlines(keepends=True)
                 changed = True
-        if changed:
-            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
         import chapter_references  # it builds on this module
 
+        if changed:
+            path.write_text(chapter_references.dumps(nb))
         return chapter_references.write(path) or changed
     old = path.read_text()
     new = convert(old, target)
