@@ -128,9 +128,9 @@ _build/assignments/%: assignments/%.ipynb assignments/checks.py \
 test-assignments: $(GRADING)
 	$(BIN)/python -m pytest tests/assignments -q
 
-# Mutation testing (tools/mutation.py; not in `make test`: about four hours on 2 cores with the
+# Mutation testing (tools/mutation.py; not in `make test`: about five hours on 2 cores with the
 # default samples).
-# The package tests against mutants of the model modules, then each of the eleven chapters
+# The package tests against mutants of the model modules, then each of the fourteen chapters
 # under nbval against mutants of the functions it teaches (mutants confined to argument
 # validation are not drawn); the tables and every
 # survivor's diff go to mutants/report.md. MUTATION_SAMPLE / CHAPTER_SAMPLE draw that many
@@ -141,7 +141,8 @@ MUTATION_SAMPLE ?= 120
 CHAPTER_SAMPLE ?= 40
 MUTATION_JOBS ?= 2
 MUTATION_CHAPTERS := sequences_and_convolution recurrent_networks bptt gru lstm gru_to_attention \
-                     seq2seq attention self_attention transformer memory_networks
+                     seq2seq attention decoding self_attention transformer language_model \
+                     memory_networks ntm
 MUTATION_ARGS = $(if $(1),--sample $(1)) -j $(MUTATION_JOBS)
 .PHONY: mutation mutation-deps mutation-package mutation-chapter
 mutation: mutation-package
