@@ -2,8 +2,9 @@
 
 Gate convention (the book's, stated once per chapter): the GRU's **update gate ``u_t`` keeps the
 past**, ``h_t = u_t * h_{t-1} + (1 - u_t) * h~_t``. This is ``z_t`` in ``torch.nn.GRU``, in Cho et
-al. (2014) and in the notes of seeds 000/003; seeds 002/004 (and Chung et al. 2014) write the
-opposite gate, which selects the candidate (``Gamma_u = z = 1 - u``).
+al. (2014), in the GRU-to-Transformer notes and in the NYU notes; the Chinese Transformer notes
+and the CMU 11-785 notes (and Chung et al. 2014) write the opposite gate, which selects the
+candidate (``Gamma_u = z = 1 - u``).
 
 Parameters are stored exactly as ``torch.nn`` stores them (``weight_ih`` with the gate blocks
 stacked in torch's order, two biases ``bias_ih`` and ``bias_hh``), so ``from_torch`` is a copy
