@@ -11,7 +11,12 @@ one sequence, one thread:
   FlopCounterMode, slopes in n (d = 32) and in d (n = 256); bytes saved for the backward pass,
   slope in n;
 - sequential operations: the longest chain of operations that autograd records between the
-  layer's input and its output (seqlearn.complexity.graph_depth, d = 8) for n = 16 ... 128;
+  layer's input and its output (seqlearn.complexity.graph_depth, d = 8) for n = 16 ... 128.
+  This counts PyTorch's kernels, not the layer's equations: torch.nn.LSTM, whose loop runs in
+  one kernel, records a chain of 3 at every n. The self-attention chapter's Table 1 counts
+  the chain of dependent steps of each layer's own equations instead (one step per matrix
+  product, element-wise operation or row softmax: 5 for self-attention, 3 for a
+  convolution, 9 n for the GRU); this column is kept as the kernels' view;
 - maximum path length from the Jacobian patterns (seqlearn.complexity.max_path_length) for
   n = 16 ... 128, with its log-log slope in n;
 - and the softmax alone over n x n scores (the Chinese Transformer notes give the softmax
@@ -48,8 +53,8 @@ Output on the book's 2-core build machine (shared with other jobs; time slopes v
 Two more runs gave time slopes of 2.57-2.77 for self-attention, 1.00-1.16 for the GRU, and
 softmax slopes of 2.58 and 2.84: the softmax's time grows at least like n^2 (faster at
 n = 4096, where the 64 MiB of scores no longer fit in the cache). The sequential operations
-are the recorded chain of operations: 11 for self-attention, 4 for a convolution, 16 for
-restricted attention at every n, 10 n + 6 for the GRU.
+are the recorded chain of autograd operations: 11 for self-attention, 4 for a convolution, 16
+for restricted attention at every n, 10 n + 6 for the GRU (PyTorch runs it step by step).
 """
 
 from __future__ import annotations

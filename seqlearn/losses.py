@@ -18,12 +18,13 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from seqlearn.data.vocab import Seq2SeqBatch
-from seqlearn.validate import check_int, check_shape, check_tensor, check_tokens
+from seqlearn.validate import check_int, check_real, check_shape, check_tensor, check_tokens
 
 __all__ = ["masked_cross_entropy", "exact_match"]
 
 
-def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor:
+def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor, *,
+                         label_smoothing: float = 0.0) -> Tensor:
     r"""Mean cross-entropy over the real tokens only (padding contributes nothing).
 
     .. math::
@@ -33,6 +34,13 @@ def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor
         \qquad \text{(book equation eq-s2s-loss)}
 
     logits (B, T, V), target (B, T) long, mask (B, T) bool (True = token) -> scalar.
+
+    With ``label_smoothing`` :math:`\varepsilon \in [0, 1]` (Szegedy et al. 2016; the
+    Transformer uses 0.1) each token's term is the cross-entropy against the target
+    :math:`(1 - \varepsilon)\, \text{one-hot}(y) + \varepsilon / V`, that is
+    :math:`(1 - \varepsilon) (-\log p_y) + \varepsilon \frac{1}{V} \sum_v (-\log p_v)`
+    (book equation eq-tf-label-smoothing), as ``torch.nn.functional.cross_entropy(...,
+    label_smoothing=eps)``.
     """
     check_tensor(logits, "logits")
     dims = check_shape(logits, "logits", "B T V")
@@ -45,9 +53,17 @@ def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor) -> Tensor
     check_shape(mask, "mask", "B T", sizes={"B": dims["B"], "T": dims["T"]})
     if not bool(mask.any()):
         raise ValueError("mask must mark at least one token, got none")
+    eps = check_real(label_smoothing, "label_smoothing", minimum=0.0)
+    if eps > 1:
+        raise ValueError(f"label_smoothing must be at most 1, got {eps}")
     # only the real tokens
-    nll = F.cross_entropy(logits[mask], target[mask], reduction="sum")
-    return nll / mask.sum()
+    if eps == 0:
+        nll = F.cross_entropy(logits[mask], target[mask], reduction="sum")
+        return nll / mask.sum()
+    log_p = torch.log_softmax(logits[mask], dim=-1)  # (N, V)
+    nll = -log_p.gather(-1, target[mask][:, None])[:, 0]  # (N,)
+    spread = -log_p.mean(dim=-1)  # (N,): cross-entropy against the uniform target
+    return ((1 - eps) * nll + eps * spread).sum() / mask.sum()
 
 
 def _check_batch(batch: Any, src_vocab_size: int, tgt_vocab_size: int,

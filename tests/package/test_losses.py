@@ -37,6 +37,30 @@ def test_masked_cross_entropy_equals_a_loop():
         masked_cross_entropy(logits, target[:, :3], mask)
 
 
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.5, 1.0])
+def test_label_smoothing_equals_a_loop_and_torch(eps):
+    """(1 - eps) (-log p_y) + eps * mean_v (-log p_v) per real token, as torch's
+    cross_entropy(label_smoothing=eps); eps = 0 is the plain loss."""
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn(3, 4, 5, dtype=F64, generator=g)
+    target = torch.randint(0, 5, (3, 4), generator=g)
+    mask = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]], dtype=torch.bool)
+    terms = []
+    for b in range(3):
+        for t in range(4):
+            if mask[b, t]:
+                p = torch.exp(logits[b, t]) / torch.exp(logits[b, t]).sum()
+                q = torch.full((5,), eps / 5, dtype=F64)
+                q[target[b, t]] += 1 - eps  # the smoothed target distribution
+                terms.append(-(q * p.log()).sum())
+    loss = masked_cross_entropy(logits, target, mask, label_smoothing=eps)
+    torch.testing.assert_close(loss, torch.stack(terms).mean(), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(loss, torch.nn.functional.cross_entropy(
+        logits[mask], target[mask], label_smoothing=eps), rtol=1e-12, atol=1e-12)
+    if eps == 0:
+        assert torch.equal(loss, masked_cross_entropy(logits, target, mask))
+
+
 def test_exact_match_cuts_at_the_first_eos():
     eos = 2
     target = torch.tensor([[5, 6, 2, 0], [5, 2, 0, 0], [5, 6, 7, 2], [4, 2, 0, 0]])
@@ -71,6 +95,18 @@ def test_exact_match_cuts_at_the_first_eos():
     (lambda m, b: masked_cross_entropy(torch.zeros(3, 2), b.tgt_out[:, :2],
                                        torch.ones(3, 2, dtype=torch.bool)), ValueError,
      r"^logits must have shape \(B, T, V\)"),
+    (lambda m, b: masked_cross_entropy(torch.zeros(3, 2, 6), b.tgt_out[:, :2],
+                                       torch.ones(3, 2, dtype=torch.bool),
+                                       label_smoothing=-0.1), ValueError,
+     r"^label_smoothing must be at least 0\.0, got -0\.1$"),
+    (lambda m, b: masked_cross_entropy(torch.zeros(3, 2, 6), b.tgt_out[:, :2],
+                                       torch.ones(3, 2, dtype=torch.bool),
+                                       label_smoothing=1.5), ValueError,
+     r"^label_smoothing must be at most 1, got 1\.5$"),
+    (lambda m, b: masked_cross_entropy(torch.zeros(3, 2, 6), b.tgt_out[:, :2],
+                                       torch.ones(3, 2, dtype=torch.bool),
+                                       label_smoothing="0.1"), TypeError,
+     r"^label_smoothing must be a real number, got str$"),
     (lambda m, b: exact_match(b.tgt_out.int(), b.tgt_out, 2), TypeError,
      r"^tokens must be a LongTensor, got dtype torch\.int32$"),
     (lambda m, b: exact_match(b.tgt_out, b.tgt_out.int(), 2), TypeError,

@@ -105,6 +105,63 @@ def test_transformer_equals_torch_layers_with_one_hot_embeddings(norm_first):
         assert bool((w.masked_select(~batch.src_mask[:, None, None, :]) == 0).all())
 
 
+def _torch_transformer(model: Transformer, norm_first: bool) -> nn.Transformer:
+    """``torch.nn.Transformer`` (dropout 0, float64) holding ``model``'s weights; pre-norm
+    stacks end with a LayerNorm each, post-norm stacks with none (``norm_first`` is passed
+    in, not read from the model)."""
+    d, heads = model.d_model, model.encoder[0].self_attn.num_heads
+    d_ff, n = model.encoder[0].ff.linear1.out_features, len(model.encoder)
+    kwargs = dict(dropout=0.0, batch_first=True, norm_first=norm_first, dtype=F64)
+    final = (lambda: nn.LayerNorm(d, dtype=F64)) if norm_first else (lambda: None)
+    twin = nn.Transformer(d, heads, custom_encoder=nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(d, heads, d_ff, **kwargs), n, norm=final(),
+        enable_nested_tensor=False), custom_decoder=nn.TransformerDecoder(
+        nn.TransformerDecoderLayer(d, heads, d_ff, **kwargs), n, norm=final()), **kwargs)
+    state = {}
+    for stack in ("encoder", "decoder"):
+        for i, layer in enumerate(getattr(model, stack)):
+            for key, value in _torch_names(layer.state_dict()).items():
+                state[f"{stack}.layers.{i}.{key}"] = value
+        if norm_first:
+            norm = getattr(model, f"{stack}_norm")
+            state[f"{stack}.norm.weight"], state[f"{stack}.norm.bias"] = norm.weight, norm.bias
+    twin.load_state_dict(state)
+    return twin
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_whole_transformer_equals_torch_nn_transformer(norm_first):
+    """The assembled model (embeddings, positions, both stacks, masks, final LayerNorms,
+    output layer) against torch.nn.Transformer with copied weights: logits and the gradient
+    of the embedding tables. A decode that skipped the pre-norm stack's final LayerNorm
+    would pass every layer-wise test and fails here."""
+    model = randomise(Transformer(SRC_V, TGT_V, 8, 2, 3, 16, norm_first=norm_first,
+                                   max_len=20), 11).double()
+    twin = _torch_transformer(model, norm_first)
+    batch = seq2seq_batch(_pairs(11, 5), SRC_V, TGT_V)
+    src, tgt_in, mask = batch.src, batch.tgt_in, batch.src_mask
+    S, T = src.shape[1], tgt_in.shape[1]
+    position = torch.arange(20, dtype=F64)[:, None]
+    omega = 10000.0 ** (-torch.arange(0, 8, 2, dtype=F64) / 8)
+    # sin/cos interleaved; rounded to float32 as the model's buffer is before .double()
+    pe = torch.stack([torch.sin(position * omega), torch.cos(position * omega)], -1)
+    pe = pe.flatten(1).float().double()
+    E_x, E_y = (e.weight.detach().clone().requires_grad_()
+                for e in (model.src_embed, model.tgt_embed))
+    hidden = twin(E_x[src] + pe[:S], E_y[tgt_in] + pe[:T],
+                  tgt_mask=nn.Transformer.generate_square_subsequent_mask(T, dtype=F64),
+                  tgt_is_causal=True, src_key_padding_mask=~mask,
+                  memory_key_padding_mask=~mask)
+    want = hidden @ model.out.weight.detach().T + model.out.bias.detach()
+    logits = model(src, tgt_in, src_mask=mask)
+    torch.testing.assert_close(logits, want, **TIGHT)
+    g = torch.randn(want.shape, generator=torch.Generator().manual_seed(0), dtype=F64)
+    (logits * g).sum().backward()
+    (want * g).sum().backward()
+    torch.testing.assert_close(model.src_embed.weight.grad, E_x.grad, **TIGHT)
+    torch.testing.assert_close(model.tgt_embed.weight.grad, E_y.grad, **TIGHT)
+
+
 def test_source_padding_changes_nothing():
     torch.manual_seed(5)
     model = Transformer(SRC_V, TGT_V, 8, 2, 1, 16, norm_first=True).double()
