@@ -76,6 +76,26 @@ LSTM's lead over the Elman RNN 0.13, 0.03 and 0.05 bits as natively (within the 
 RNN's seed spread of 0.11 bits), the Transformer 0.18 to 0.31 bits behind the worse
 recurrent network.
 
+Issue 27 added, at the chapter's budget: interpolated Kneser-Ney (order and discount
+chosen on validation), each network read as one stream (``held_out_bits(...,
+carry=True)``: the recurrent networks carry their state across the held-out text, the
+Transformer reads each 32 characters after the 32 before them), the loops at tau = 0.5
+(period, what repeats, whether the prompt began them) and the judge per block of 16
+characters. ``--budgets 300`` (native: bench/results/study_language_model.300.native.txt;
+perturbed: study_language_model.300.perturbed.txt) printed, natively::
+
+    Kneser-Ney: n = 9, D = 0.75 chosen on validation; held-out 1.561 bpc
+    fresh windows / one stream, seeds 0, 1, 2: Elman 2.470 2.362 2.423 / 2.431 2.316
+    2.380; LSTM 2.337 2.333 2.371 / 2.296 2.292 2.332; Transformer 2.657 2.669 2.620 /
+    2.630 2.642 2.595 (gains 0.025 to 0.046)
+    tau 0.5 loops 51, 42, 49: all of period 1 and of spaces or border characters;
+    23, 21, 30 running from inside the prompt
+    judge per 16 characters at tau 1, first and last block: 4.24 4.51, 4.21 4.37,
+    4.43 4.52 (true text 2.27 2.23, 2.31 2.47, 2.21 2.17)
+
+(The Transformer's fresh-window results differ from the run above in the third decimal:
+another run on the shared machine, same code.)
+
 Output of ``--sweep`` (held-out bits on the validation text after 300 steps, seed 0)::
 
     validation: 8 topics, 104390 characters
@@ -105,7 +125,7 @@ from seqlearn.char_text import (CharVocab, indentation, inside_quotes, line_posi
                                 text_fingerprint)
 from seqlearn.language_model import (CausalTransformerLM, RecurrentLM, held_out_bits,
                                      language_model_loss, lstm_gates, parameter_count)
-from seqlearn.ngram import NGramModel
+from seqlearn.ngram import KneserNeyModel, NGramModel
 from seqlearn.sampling import generate
 from seqlearn.seeding import seed_all
 from seqlearn.train import fit
@@ -121,6 +141,8 @@ MODELS = {
 }
 SWEEP = (0.005, 0.01, 0.02, 0.04)
 NGRAM_ORDERS, NGRAM_KS = range(1, 8), (1.0, 0.1, 0.01, 0.001)
+KN_ORDERS, KN_DISCOUNTS = (3, 5, 7, 9), (0.5, 0.75, 1.0)
+BORDERS = set(" =-*+|~^")  # a space or a character tables and headings are drawn with
 
 
 def data():
@@ -165,6 +187,33 @@ def best_ngram(vocab, split):
     return min(scores, key=scores.get), scores
 
 
+def best_kneser_ney(vocab, split):
+    """(n, D) of interpolated Kneser-Ney with the fewest validation bits."""
+    inner = validation_split(split)
+    fit_ids, val_ids = vocab.encode(inner.train), vocab.encode(inner.held_out)
+    start, V = vocab.stoi["\n"], len(vocab)
+    scores = {}
+    for n in KN_ORDERS:
+        model = KneserNeyModel(n, V, start=start).fit(fit_ids)
+        for D in KN_DISCOUNTS:
+            model.discount = D
+            scores[n, D] = float(-model.log_likelihood(val_ids).mean() / math.log(2))
+    return min(scores, key=scores.get), scores
+
+
+def loop_of(row, tail=64):
+    """(period, start) of the run that the last ``tail`` characters of ``row`` repeat,
+    followed back as far as it goes; None if they do not repeat."""
+    end = row[-tail:]
+    for p in range(1, tail // 2 + 1):
+        if all(end[i] == end[i + p] for i in range(tail - p)):
+            start = len(row) - tail
+            while start > 0 and row[start - 1] == row[start - 1 + p]:
+                start -= 1
+            return p, start
+    return None
+
+
 def loop_onset(row, tail=64):
     """Where a continuation settles into repeating itself.
 
@@ -189,16 +238,27 @@ def lstm_measures(model, vocab, split, judge, seed):
     prompts = torch.stack([held[s: s + 64] for s in starts])  # (200, 64)
     greedy = generate(model, prompts, 128, temperature=0.0)
     loops = sum(loop_onset(row.tolist()) is not None for row in greedy)
-    judged = {}
+    judged, blocks, half = {}, {}, None
     for tau in (0.0, 0.5, 1.0):
         out = greedy if tau == 0 else generate(model, prompts, 128, temperature=tau,
                                                 generator=g)
         seqs = torch.cat([prompts, out], 1)
-        judged[tau] = float(np.mean([-judge.log_likelihood(s)[63:].mean() / math.log(2)
-                                     for s in seqs]))
+        bits = np.stack([-judge.log_likelihood(s)[63:].numpy() / math.log(2)
+                         for s in seqs])  # (200, 128)
+        judged[tau] = float(bits.mean())
+        blocks[tau] = bits.reshape(200, 8, 16).mean((0, 2))
+        if tau == 0.5:  # the loops: period, what repeats, whether the prompt began it
+            found = [loop_of(s.tolist()) for s in seqs]
+            found = [(p, st, vocab.decode(s[-p:])) for f, s in zip(found, seqs)
+                     if f is not None for p, st in [f]]
+            half = (len(found), sum(p == 1 for p, _, _ in found),
+                    sum(set(u) <= BORDERS for _, _, u in found),
+                    sum(st < 64 for _, st, _ in found))
     real = torch.stack([held[s: s + 192] for s in starts])
-    judged["real"] = float(np.mean([-judge.log_likelihood(s)[63:].mean() / math.log(2)
-                                    for s in real]))
+    bits = np.stack([-judge.log_likelihood(s)[63:].numpy() / math.log(2) for s in real])
+    judged["real"] = float(bits.mean())
+    blocks["real"] = bits.reshape(200, 8, 16).mean((0, 2))
+    judged["blocks"], judged["half"] = blocks, half
     W = len(held) // 256
     gates = lstm_gates(model, held[: W * 256].view(W, 256))
     text = split.held_out[: W * 256]
@@ -250,6 +310,11 @@ def main():
     baseline = ngram_bits(train_ids, held_ids, n, k, start, len(vocab))
     print(f"n-gram: n = {n}, k = {k} chosen on validation; held-out {baseline:.3f} bpc")
     judge = NGramModel(n, len(vocab), k=k, start=start).fit(train_ids)
+    (kn_n, kn_d), _ = best_kneser_ney(vocab, split)
+    kn_bits = float(-KneserNeyModel(kn_n, len(vocab), discount=kn_d, start=start)
+                    .fit(train_ids).log_likelihood(held_ids).mean() / math.log(2))
+    print(f"Kneser-Ney: n = {kn_n}, D = {kn_d} chosen on validation; held-out "
+          f"{kn_bits:.3f} bpc")
     results, extra = {}, {}
     for steps in args.budgets:
         for name, (make, lr, warmup) in MODELS.items():
@@ -258,11 +323,14 @@ def main():
                 model = train(make, lr, warmup, steps, train_ids, len(vocab), seed)
                 seconds = time.process_time() - clock
                 bits = held_out_bits(model, held_ids, LENGTH)
-                results[steps, name, seed] = (bits, seconds, parameter_count(model))
+                carried = held_out_bits(model, held_ids, 32 if name == "Transformer"
+                                        else 4096, carry=True)
+                results[steps, name, seed] = (bits, seconds, parameter_count(model),
+                                              carried)
                 if name == "LSTM":
                     extra[steps, seed] = lstm_measures(model, vocab, split, judge, seed)
-                print(f"  {steps} steps, {name}, seed {seed}: {bits:.3f} bpc, "
-                      f"{seconds:.1f} s", flush=True)
+                print(f"  {steps} steps, {name}, seed {seed}: {bits:.3f} bpc, carrying "
+                      f"the state {carried:.3f}, {seconds:.1f} s", flush=True)
     print("\nHeld-out bits per character (mean, min-max over seeds "
           f"{', '.join(map(str, args.seeds))}); n-gram {baseline:.3f}")
     print("| model | parameters | " + " | ".join(f"{s} steps" for s in args.budgets)
@@ -277,6 +345,15 @@ def main():
                          for seed in args.seeds])
         count = results[args.budgets[0], name, args.seeds[0]][2]
         print(f"| {name} | {count:,} | " + " | ".join(cells) + f" | {per:.1f} |")
+    print("\nCarrying the state across the held-out text (Transformer: windows of 32 "
+          "after the 32 characters before them), per seed")
+    for steps in args.budgets:
+        for name in MODELS:
+            print(f"  {steps} steps, {name}: " + " ".join(
+                f"{results[steps, name, s][3]:.3f}" for s in args.seeds)
+                + "; gain over fresh windows " + " ".join(
+                f"{results[steps, name, s][0] - results[steps, name, s][3]:.3f}"
+                for s in args.seeds))
     print("\nLSTM, per seed: greedy loops of 200 continuations; n-gram judge bits of "
           "128 characters after a 64-character prompt (true text, tau = 0, 0.5, 1); "
           "best cell (index, r) per feature")
@@ -285,6 +362,12 @@ def main():
         print(f"  {steps} steps, seed {seed}: loops {loops}/200; judge real "
               f"{judged['real']:.2f}, tau 0 {judged[0.0]:.2f}, 0.5 {judged[0.5]:.2f}, "
               f"1 {judged[1.0]:.2f}; {cells}")
+        loops, period1, borders, in_prompt = judged["half"]
+        print(f"    tau 0.5 loops {loops}: period 1 {period1}, spaces or border "
+              f"characters {borders}, running from inside the prompt {in_prompt}")
+        for key in ("real", 1.0, 0.5, 0.0):
+            print(f"    judge per 16 characters, {key}: "
+                  + " ".join(f"{b:.2f}" for b in judged["blocks"][key]))
 
 
 if __name__ == "__main__":

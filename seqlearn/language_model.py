@@ -15,10 +15,13 @@ The score is the cross-entropy; in bits per character (eq-lm-bpc),
 
 .. math::
 
-    \mathrm{bpc} = -\frac{1}{N} \sum_{t=1}^{N} \log_2 p(x_{t+1} \mid x_{\le t}) =
+    \mathrm{bpc} = -\frac{1}{N-1} \sum_{t=1}^{N-1} \log_2 p(x_{t+1} \mid x_{\le t}) =
     \frac{\text{cross-entropy in nats}}{\ln 2},
 
-over the ``N`` predicted characters (``N = T`` for a window of ``T + 1``).
+over the ``N - 1`` predicted characters ``x_2 .. x_N`` of a text ``x_1 .. x_N`` (the
+first character has no context and is not scored; a window of ``T + 1`` characters
+gives ``T`` terms). :func:`bits_per_character` takes this mean over the targets it is
+given, one term per target.
 
 Every model here maps ``x (B, T)`` character ids and an optional state to
 ``(logits (B, T, V), state)``: ``logits[b, t]`` scores the character after ``x[b, t]``,
@@ -109,27 +112,62 @@ def language_model_loss(model: nn.Module, batch: tuple[Tensor, Tensor]) -> Tenso
 
 
 @torch.no_grad()
-def held_out_bits(model: nn.Module, ids: Tensor, length: int, *, batch_size: int = 64
-                  ) -> float:
+def held_out_bits(model: nn.Module, ids: Tensor, length: int, *, batch_size: int = 64,
+                  carry: bool = False) -> float:
     """Bits per character of ``model`` on a whole text ``ids (N,)``.
 
     The text is cut into consecutive windows of ``length`` characters
-    (:func:`seqlearn.char_text.consecutive_windows`); the model reads each window from a
-    zero state, so every character after the first is predicted once, from at most
-    ``length`` characters of context.
+    (:func:`seqlearn.char_text.consecutive_windows`), so every character after the first
+    is predicted once. With ``carry=False`` the model reads each window from a zero
+    state, so a character is predicted from at most ``length`` characters of context
+    (from only one at the start of a window). With ``carry=True`` it reads the windows
+    in order as one stream, each from the state the previous one returned: a recurrent
+    model then predicts every character from the whole text before it, and a
+    :class:`CausalTransformerLM` from its last ``context`` characters at most (its state
+    holds ``context - 1`` characters, so a window of ``length`` characters sees at
+    least ``context - length`` characters before it).
     """
     _check_model(model)
     check_int(batch_size, "batch_size")
+    carry = check_bool(carry, "carry")
     x, y = consecutive_windows(ids, length)  # (W, L) each
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
-    for rows in torch.arange(x.shape[0]).split(batch_size):
-        logits, _ = model(x[rows])  # (b, L, V)
-        keep = y[rows] != -1
-        n = int(keep.sum())
-        total += float(bits_per_character(logits.double(), y[rows])) * n
-        count += n
+    if carry and isinstance(model, CausalTransformerLM):
+        # its state is the text itself: the n characters of window w are read after
+        # the last context - n characters before them, so the windows run side by side
+        C, L = model.context, x.shape[1]
+        n = (y != -1).sum(1)  # (W,) characters per window
+        ends = torch.arange(x.shape[0]) * L + n  # (W,) one past each window's end
+        full = (ends >= C) & (n == L)  # a whole context, a whole window
+        reads = torch.arange(C) + ends[full, None] - C  # (F, C) indices into ids
+        for rows in torch.arange(reads.shape[0]).split(batch_size):
+            logits, _ = model(ids[reads[rows]])  # (b, C, V): the last L are the window
+            total += float(bits_per_character(logits[:, -L:].double(),
+                                              y[full][rows])) * L * len(rows)
+            count += L * len(rows)
+        for w in torch.nonzero(~full)[:, 0].tolist():  # the first windows, the last
+            read = ids[max(0, int(ends[w]) - C): int(ends[w])]
+            logits, _ = model(read[None])  # (1, <= C, V)
+            m = int(n[w])
+            total += float(bits_per_character(logits[0, -m:].double(), y[w, :m])) * m
+            count += m
+    elif carry:  # one stream: window w starts from the state window w - 1 ended in
+        state = None
+        for w in range(x.shape[0]):
+            keep = y[w] != -1
+            n = int(keep.sum())
+            logits, state = model(x[w: w + 1, :n], state)  # (1, n, V)
+            total += float(bits_per_character(logits[0].double(), y[w, :n])) * n
+            count += n
+    else:
+        for rows in torch.arange(x.shape[0]).split(batch_size):
+            logits, _ = model(x[rows])  # (b, L, V)
+            keep = y[rows] != -1
+            n = int(keep.sum())
+            total += float(bits_per_character(logits.double(), y[rows])) * n
+            count += n
     model.train(was_training)
     return total / count
 

@@ -1,4 +1,4 @@
-r"""The character n-gram language model with add-k smoothing: a counting baseline.
+r"""Character n-gram language models: add-k smoothing and interpolated Kneser-Ney.
 
 Chapter: *Language models on real text* (``chapters/language_model.ipynb``).
 
@@ -20,6 +20,26 @@ vocabulary size and ``k > 0`` the pseudo-count that every continuation receives
 Counts are stored as sorted integer codes, an n-gram ``s_1 .. s_n`` being the number
 ``sum_i s_i V^(n - i)`` written in base ``V``, with their counts beside them; a look-up
 is a binary search (``numpy.searchsorted``).
+
+:class:`KneserNeyModel` is the stronger classical baseline, interpolated Kneser-Ney
+smoothing (Kneser and Ney 1995; the interpolated form of Chen and Goodman 1998/1999,
+book equations eq-lm-kn and eq-lm-kn-continuation) with one absolute discount
+``0 < D <= 1`` for every order. With ``h`` the ``m - 1`` characters before ``v`` and
+``h'`` the last ``m - 2`` of them,
+
+.. math::
+
+    p_m(v \mid h) = \frac{\max(a_m(h v) - D, 0) + D\, N_{1+}(h\, \bullet)\,
+    p_{m-1}(v \mid h')}{\sum_u a_m(h u)},
+
+and ``p_m(v | h) = p_{m-1}(v | h')`` for a context never seen. ``a_n`` is the count
+``C`` of the highest order; for a lower order ``a_m(g)`` is the *continuation count*
+``N_{1+}(\bullet g)``, the number of different characters seen before the string ``g``.
+``N_{1+}(h \bullet)`` is the number of different characters seen after ``h`` (with
+``a_m > 0``), and the recursion ends in the uniform ``p_0(v) = 1 / V``. Each level sums
+to 1 over the alphabet because every seen ``a_m`` is at least 1 and ``D <= 1``: the
+discount takes exactly ``D`` from each of the ``N_{1+}(h \bullet)`` seen continuations
+and gives it to the lower order.
 """
 
 from __future__ import annotations
@@ -33,7 +53,7 @@ from torch import Tensor
 
 from seqlearn.validate import check_int, check_real, check_tensor
 
-__all__ = ["NGramModel"]
+__all__ = ["NGramModel", "KneserNeyModel"]
 
 
 def _as_ids(ids: object, name: str, vocab_size: int) -> np.ndarray:
@@ -48,6 +68,26 @@ def _as_ids(ids: object, name: str, vocab_size: int) -> np.ndarray:
         raise ValueError(f"{name} must hold ids in [0, {vocab_size}), got min "
                          f"{int(ids.min())} and max {int(ids.max())}")
     return ids.numpy().astype(np.int64)
+
+
+def _window_codes(ids: np.ndarray, n: int, order: int, V: int, start: int
+                  ) -> np.ndarray:
+    """The base-``V`` codes of the ``order`` characters ending at each ``ids[t]`` (N,),
+    read from ``n - 1`` copies of ``start`` followed by ``ids``."""
+    padded = np.concatenate([np.full(n - 1, start, dtype=np.int64), ids])
+    offset = n - order  # the window of `order` characters ending at ids[t]
+    code = np.zeros(len(ids), dtype=np.int64)
+    for i in range(order):
+        code = code * V + padded[offset + i: offset + i + len(ids)]
+    return code  # (N,)
+
+
+def _lookup(keys: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The count of each code (0 for a code never seen); ``keys`` sorted."""
+    if len(keys) == 0:
+        return np.zeros(codes.shape, dtype=counts.dtype)
+    pos = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
+    return np.where(keys[pos] == codes, counts[pos], 0)
 
 
 class NGramModel:
@@ -83,12 +123,7 @@ class NGramModel:
         They are read from the padded text, ``n - 1`` copies of ``start`` then ``ids``;
         ``order = 0`` gives zeros, the code of the empty context.
         """
-        padded = np.concatenate([np.full(self.n - 1, self.start, dtype=np.int64), ids])
-        offset = self.n - order  # the window of `order` characters ending at ids[t]
-        code = np.zeros(len(ids), dtype=np.int64)
-        for i in range(order):
-            code = code * self.vocab_size + padded[offset + i: offset + i + len(ids)]
-        return code  # (N,)
+        return _window_codes(ids, self.n, order, self.vocab_size, self.start)
 
     def fit(self, ids: Tensor) -> NGramModel:
         """Count every n-gram of the training text ``ids (N,)``; returns ``self``.
@@ -109,11 +144,7 @@ class NGramModel:
         if self._grams is None:
             raise ValueError("the model has no counts yet: call fit(ids) first")
 
-    @staticmethod
-    def _lookup(keys: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """The count of each code (0 for a code never seen)."""
-        pos = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
-        return np.where(keys[pos] == codes, counts[pos], 0)
+    _lookup = staticmethod(_lookup)
 
     def count(self, context: Sequence[int], next_id: int | None = None) -> int:
         """``C(context next_id)``, or ``C(context)`` (n-grams that start with it) when
@@ -166,3 +197,104 @@ class NGramModel:
         joint = self._lookup(self._grams, self._gram_counts, grams)
         total = self._lookup(self._contexts, self._context_counts, grams // V)
         return torch.from_numpy(np.log((joint + self.k) / (total + self.k * V)))
+
+
+class KneserNeyModel:
+    """Interpolated Kneser-Ney smoothing of order ``n`` with one discount ``D``.
+
+    ``KneserNeyModel(n, vocab_size, discount=0.75, start=0).fit(ids)`` counts; then
+    ``next_probabilities(ids)`` is the distribution of the character after each position
+    (each row sums to 1) and ``log_likelihood(ids)`` the natural log-probability of each
+    character after the first, as for :class:`NGramModel`. ``discount`` lies in
+    ``(0, 1]`` and may be changed after ``fit`` (the counts do not depend on it).
+    """
+
+    def __init__(self, n: int, vocab_size: int, *, discount: float = 0.75,
+                 start: int = 0) -> None:
+        self.n = check_int(n, "n")
+        self.vocab_size = check_int(vocab_size, "vocab_size")
+        self.discount = discount
+        self.start = check_int(start, "start", minimum=0, maximum=vocab_size - 1)
+        if n * math.log2(max(vocab_size, 2)) >= 62:
+            raise ValueError(f"n={n} is too large for vocab_size={vocab_size}: the "
+                             f"codes V^n must fit in 62 bits")
+        # per order m = 1 .. n: sorted m-gram codes with a_m, and sorted context codes
+        # with sum_u a_m(h u) and N1+(h .)
+        self._levels: list[tuple[np.ndarray, ...]] | None = None
+
+    @property
+    def discount(self) -> float:
+        return self._discount
+
+    @discount.setter
+    def discount(self, value: float) -> None:
+        value = check_real(value, "discount", positive=True)
+        if value > 1:
+            raise ValueError(f"discount must be at most 1 (else the distribution no "
+                             f"longer sums to 1), got {value}")
+        self._discount = value
+
+    def __repr__(self) -> str:
+        return (f"KneserNeyModel(n={self.n}, vocab_size={self.vocab_size}, "
+                f"discount={self.discount})")
+
+    def fit(self, ids: Tensor) -> KneserNeyModel:
+        """Count the training text ``ids (N,)``: the n-grams, and for every lower order
+        the number of different characters before each string; returns ``self``."""
+        data = _as_ids(ids, "ids", self.vocab_size)
+        if data.size == 0:
+            raise ValueError("ids must hold at least one character, got none")
+        V = self.vocab_size
+        levels = []
+        for m in range(1, self.n + 1):
+            if m == self.n:  # the highest order: plain counts C(g)
+                grams, counts = np.unique(
+                    _window_codes(data, self.n, m, V, self.start), return_counts=True)
+            else:  # N1+(. g): distinct (m + 1)-grams, grouped by their last m characters
+                longer = np.unique(_window_codes(data, self.n, m + 1, V, self.start))
+                grams, counts = np.unique(longer % V ** m, return_counts=True)
+            contexts, first = np.unique(grams // V, return_index=True)
+            totals = np.add.reduceat(counts, first)  # sum_u a_m(h u)
+            types = np.diff(np.append(first, len(grams)))  # N1+(h .)
+            levels.append((grams, counts, contexts, totals, types))
+        self._levels = levels
+        return self
+
+    def _check_fitted(self) -> None:
+        if self._levels is None:
+            raise ValueError("the model has no counts yet: call fit(ids) first")
+
+    def _probabilities(self, data: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """``p_n(targets[t, j] | the n - 1 characters ending at data[t])``, shape of
+        ``targets`` (N, J), by the recursion over the orders."""
+        V, D = self.vocab_size, self.discount
+        p = np.full(targets.shape, 1.0 / V)  # p_0, the uniform distribution
+        for m, (grams, counts, contexts, totals, types) in enumerate(self._levels, 1):
+            h = (_window_codes(data, self.n, m - 1, V, self.start) if m > 1
+                 else np.zeros(len(data), dtype=np.int64))  # (N,) the m - 1 characters
+            a = _lookup(grams, counts, h[:, None] * V + targets)  # (N, J)
+            total = _lookup(contexts, totals, h)[:, None]  # (N, 1)
+            kinds = _lookup(contexts, types, h)[:, None]
+            seen = total > 0
+            p = np.where(seen, (np.maximum(a - D, 0) + D * kinds * p)
+                         / np.where(seen, total, 1), p)
+        return p
+
+    def next_probabilities(self, ids: Tensor) -> Tensor:
+        """``P (N, V)`` float64: row ``t`` is the distribution of the character after
+        ``ids[t]`` given the ``n - 1`` characters ending at ``ids[t]``."""
+        self._check_fitted()
+        data = _as_ids(ids, "ids", self.vocab_size)
+        targets = np.broadcast_to(np.arange(self.vocab_size), (len(data),
+                                                                self.vocab_size))
+        return torch.from_numpy(self._probabilities(data, targets))
+
+    def log_likelihood(self, ids: Tensor) -> Tensor:
+        """``log p(ids[t] | the n - 1 characters before it)`` for ``t = 1 .. N - 1``, a
+        float64 tensor ``(N - 1,)`` in nats."""
+        self._check_fitted()
+        data = _as_ids(ids, "ids", self.vocab_size)
+        if data.size < 2:
+            raise ValueError(f"ids must hold at least 2 characters, got {data.size}")
+        p = self._probabilities(data[:-1], data[1:, None])[:, 0]
+        return torch.from_numpy(np.log(p))

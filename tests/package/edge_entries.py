@@ -2608,6 +2608,14 @@ entry("ngram.NGramModel",
       {"n": Int(2), "vocab_size": Int("V"), "k": Real(0.5),
        "start": Int(0, bad=(-1, True, 2.5, "2")), "train": Ids("N", "V"),
        "ids": Ids("T", "V")}, {"V": 4, "N": 10, "T": 3}, aliases={"train": "ids"})
+entry("ngram.KneserNeyModel",
+      lambda a: (lambda m: (m.next_probabilities(a.ids), m.log_likelihood(a.ids)))(
+          ngram.KneserNeyModel(a.n, a.vocab_size, discount=a.discount,
+                               start=a.start).fit(a.train)),
+      {"n": Int(2), "vocab_size": Int("V"),
+       "discount": Real(0.5, bad=(math.nan, math.inf, 0.0, 1.5, True, "1")),
+       "start": Int(0, bad=(-1, True, 2.5, "2")), "train": Ids("N", "V"),
+       "ids": Ids("T", "V")}, {"V": 4, "N": 10, "T": 3}, aliases={"train": "ids"})
 
 
 def _lm(a, cell="lstm"):
@@ -2625,8 +2633,10 @@ entry("language_model.language_model_loss",
       lambda a: lm.language_model_loss(a.model, (a.x, a.y)),
       {"model": LM_MODEL, "x": Ids("B T", 5), "y": Ids("B T", 5)}, LM)
 entry("language_model.held_out_bits",
-      lambda a: lm.held_out_bits(a.model, a.ids, a.length, batch_size=a.batch_size),
-      {"model": LM_MODEL, "ids": Ids("N", 5), "length": Int("L"), "batch_size": Int(2)},
+      lambda a: lm.held_out_bits(a.model, a.ids, a.length, batch_size=a.batch_size,
+                                 carry=a.carry),
+      {"model": LM_MODEL, "ids": Ids("N", 5), "length": Int("L"), "batch_size": Int(2),
+       "carry": Flag(False)},
       {"N": 7, "L": 3})
 entry("language_model.parameter_count", lambda a: lm.parameter_count(a.model),
       {"model": LM_MODEL})

@@ -218,6 +218,43 @@ def test_held_out_bits_equals_a_loop_over_windows(make):
     assert model.training  # the mode is restored
 
 
+@pytest.mark.parametrize("cell", ["elman", "lstm"])
+def test_held_out_bits_carry_reads_the_text_as_one_stream(cell):
+    """A recurrent model carrying its state scores every character from the whole text
+    before it: one forward pass over the text gives the same bits."""
+    torch.manual_seed(7)
+    model = RecurrentLM(7, 3, 4, cell=cell, fast=True).double()
+    ids = torch.randint(0, 7, (23,))
+    with torch.no_grad():
+        logits, _ = model(ids[None, :-1])  # (1, 22, V): one pass, no restart
+    log_p = torch.log_softmax(logits[0], -1).gather(1, ids[1:, None])[:, 0]
+    want = float(-log_p.mean()) / math.log(2)
+    assert math.isclose(held_out_bits(model, ids, 5, carry=True), want, rel_tol=1e-10)
+    assert not math.isclose(held_out_bits(model, ids, 5), want, rel_tol=1e-6)
+
+
+def test_held_out_bits_carry_gives_a_transformer_its_last_context_characters():
+    """A Transformer carrying its state predicts the characters of window w from the
+    last `context` characters that end with the window (fewer at the text's start)."""
+    torch.manual_seed(8)
+    context, L = 8, 3
+    model = CausalTransformerLM(7, 4, 2, 1, 8, context=context).double()
+    ids = torch.randint(0, 7, (24,))
+    x, y = ids[:-1], ids[1:]
+    total = 0.0
+    for w in range(0, len(x), L):
+        end = min(w + L, len(x))
+        read = x[max(0, end - context): end]  # what the model sees, oldest first
+        with torch.no_grad():
+            logits, _ = model(read[None])
+        probs = torch.softmax(logits[0, -(end - w):], -1)  # the window's characters
+        total -= sum(math.log2(float(probs[i, y[w + i]])) for i in range(end - w))
+    assert math.isclose(held_out_bits(model, ids, L, carry=True), total / len(y),
+                        rel_tol=1e-10)
+    with pytest.raises(TypeError, match="carry must be a bool"):
+        held_out_bits(model, ids, L, carry=1)
+
+
 def test_language_model_loss_is_the_cross_entropy():
     torch.manual_seed(6)
     model = RecurrentLM(7, 3, 4).double()
