@@ -27,7 +27,7 @@ The cosine similarity divides by ``max(|u| |v|, eps)``, so a row of zeros (an em
 memory) has similarity 0 instead of NaN; ``eps`` (1e-8) changes nothing for vectors of
 norm 1e-4 and more. Within a step the write comes before the reads, so a head can read
 at step ``t`` what was written at step ``t`` (the order of the differentiable neural
-computer; Graves et al. 2014 leave it open).
+computer, Graves et al. 2016; Graves et al. 2014 leave it open).
 """
 
 from __future__ import annotations
