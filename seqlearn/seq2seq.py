@@ -31,14 +31,17 @@ with ``m_i`` the source padding mask (True = token): a padded key gets weight ex
 
 **Initial decoder state** ``s_0`` (the CMU 11-785 notes' ``s_{-1}``), ``init=``:
 
-==============  ============================================================
-``"zero"``      ``s_0 = 0`` (a fixed value)
-``"parameter"`` ``s_0 = p``, one learned vector for every input
-``"mean"``      ``s_0 = mean_i h_i`` over the real positions
-``"last"``      ``s_0 = c`` (Sutskever et al.: the encoder's last state)
-``"learned"``   ``s_0 = tanh(W_s c + b_s)`` (a learned projection; Bahdanau et al. use
-                ``tanh(W_s <-h_1)``)
-==============  ============================================================
+==================  ============================================================
+``"zero"``          ``s_0 = 0`` (a fixed value)
+``"parameter"``     ``s_0 = p``, one learned vector for every input
+``"mean"``          ``s_0 = mean_i h_i`` over the real positions
+``"last"``          ``s_0 = c`` (Sutskever et al.: the encoder's last state)
+``"learned"``       ``s_0 = tanh(W_s c + b_s)`` (a learned projection; Cho et al.'s
+                    ``tanh(V' c)``; Bahdanau et al. use ``tanh(W_s <-h_1)``)
+``"learned_mean"``  ``s_0 = tanh(W_s mean_i h_i + b_s)``, the mean over the real
+                    positions (the CMU 11-785 notes' fourth rule, a learned map of
+                    the mean; book equation eq-s2s-init-mean)
+==================  ============================================================
 
 **Teacher forcing**: :meth:`Seq2Seq.forward` feeds the true previous token ``y_{t-1}``
 (``tgt_in = <bos> y_1 .. y_{T-1}``); :meth:`Seq2Seq.greedy_decode` feeds back its own arg-max.
@@ -71,7 +74,7 @@ from seqlearn.validate import (check_bool, check_int, check_shape, check_tensor,
                                check_tokens, first_weight)
 
 SCORES = ("dot", "scaled_dot", "general", "additive", "mlp", "location")
-INITS = ("zero", "parameter", "mean", "last", "learned")
+INITS = ("zero", "parameter", "mean", "last", "learned", "learned_mean")
 
 
 ENCODERS = ("gru", "conv")
@@ -180,7 +183,9 @@ class Seq2Seq(nn.Module):
         self.encoder_bwd = make(E, H_dir) if bidirectional else None
         self.decoder = nn.GRU(E + hidden, hidden, batch_first=True)
         self.out = nn.Linear(2 * hidden + E, V_tgt)
-        self.init_proj = nn.Linear(hidden, hidden) if init == "learned" else None
+        # W_s, b_s of "learned" and "learned_mean"
+        self.init_proj = (nn.Linear(hidden, hidden) if init in ("learned", "learned_mean")
+                          else None)
         self.s0 = nn.Parameter(torch.zeros(hidden)) if init == "parameter" else None
         self.score_name, self.score = self._make_score(score, hidden, self.max_src_len)
 
@@ -246,10 +251,14 @@ class Seq2Seq(nn.Module):
             return torch.zeros_like(code)
         if self.init == "parameter":
             return self.s0.expand_as(code)
+        # (B, H): mean over the real positions (states are 0 at padding)
+        mean = states.sum(1) / mask.sum(1, keepdim=True).to(states.dtype)
         if self.init == "mean":
-            return states.sum(1) / mask.sum(1, keepdim=True).to(states.dtype)  # (B, H)
+            return mean
         if self.init == "last":
             return code
+        if self.init == "learned_mean":
+            return torch.tanh(self.init_proj(mean))  # tanh(W_s mean_i h_i + b_s)
         return torch.tanh(self.init_proj(code))  # "learned"
 
     # ------------------------------------------------------------------ decoder

@@ -11,6 +11,8 @@ import pytest
 import sympy
 import torch
 from hypothesis import given, settings, strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from properties import covers, non_finite, not_bools, numpy_of, randn, refuses, seeds
 from seqlearn import scan
@@ -154,6 +156,49 @@ def test_work_depth():
         work_depth(8, "magic")
     with pytest.raises(ValueError, match="positive"):
         work_depth(0, "sequential")
+
+
+class AdditionChain(TorchDispatchMode):
+    """Measures depth from outside the scan: for each tensor computed inside the mode, the
+    number of additions on the longest chain of operations that produced it (a loop step
+    and a ``combine`` each end in one addition)."""
+
+    def __init__(self):
+        super().__init__()
+        self.chain: dict[int, int] = {}  # storage address -> additions
+
+    def of(self, x: torch.Tensor) -> int:
+        return self.chain.get(x.untyped_storage().data_ptr(), 0)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        inputs = [x for x in tree_leaves((args, kwargs)) if isinstance(x, torch.Tensor)]
+        n = max(map(self.of, inputs), default=0) + (func.overloadpacket is torch.ops.aten.add)
+        for y in tree_leaves(out):
+            if isinstance(y, torch.Tensor):
+                self.chain[y.untyped_storage().data_ptr()] = n
+        return out
+
+
+@pytest.mark.parametrize("T, chunk", [(1, None), (2, None), (10, None), (100, None),
+                                      (1000, None), (4096, None), (300, 8), (50, 2)])
+def test_each_method_executes_the_rounds_work_depth_claims(T, chunk):
+    """Rounds counted while the scan runs: a ``parallel`` that fell back to the loop (or
+    a tree scan that did) would take T rounds and fail here, though its values are right."""
+    g = torch.Generator().manual_seed(T)
+    a, b = torch.rand(2, T, 3, generator=g, dtype=F64), torch.randn(2, T, 3, generator=g, dtype=F64)
+    counted = {}
+    for method in METHODS:
+        with AdditionChain() as mode:
+            h = linear_scan(a, b, method=method, chunk=chunk)
+        counted[method] = mode.of(h)
+    fold = 1  # the tree scans fold h_{-1} into b_0: one more addition
+    assert counted == {"sequential": T,
+                       "parallel": work_depth(T, "parallel", chunk)[1],
+                       "hillis-steele": work_depth(T, "hillis-steele")[1] + fold,
+                       "blelloch": work_depth(T, "blelloch")[1] + fold}
+    if T >= 100 and chunk is None:  # about 3 sqrt(T), far below T
+        assert abs(counted["parallel"] / (3 * T ** 0.5) - 1) < 0.06
 
 
 def test_errors_name_what_is_wrong():

@@ -57,8 +57,11 @@ def _reference(model: Seq2Seq, batch: Seq2SeqBatch) -> tuple[torch.Tensor, torch
         H = torch.stack([torch.cat(s) for s in states])  # (L, H)
         c_fixed = torch.cat(code)
         s = {"zero": torch.zeros_like(c_fixed), "last": c_fixed, "mean": H.mean(0),
-             "parameter": model.s0, "learned": torch.tanh(model.init_proj(c_fixed))
-             if model.init_proj is not None else None}[model.init]
+             "parameter": model.s0}.get(model.init)
+        if model.init in ("learned", "learned_mean"):  # tanh(W_s v + b_s) by hand
+            v = c_fixed if model.init == "learned" else H.mean(0)
+            W_s, b_s = model.init_proj.weight, model.init_proj.bias
+            s = torch.tanh(sum(W_s[:, j] * v[j] for j in range(len(v))) + b_s)
         for t in range(T):
             emb = model.tgt_embed(batch.tgt_in[b, t])
             if model.score is None:
@@ -182,6 +185,25 @@ def test_inputs_are_validated():
         loc(src, lengths.clamp(max=2), tgt_in.long())
 
 
+def test_learned_mean_maps_the_mean_of_the_real_states_not_the_code():
+    """The CMU 11-785 notes' fourth rule: s_0 = tanh(W_s mean_i h_i + b_s), the mean over
+    the real positions only; it differs from the map of the code and of the padded mean."""
+    model = toy_model(None, True, "learned_mean", 3)
+    batch = toy_batch(3, B=4, src_width=8)
+    states, code, mask = model.encode(batch.src, batch.src_lengths)
+    s0 = model.initial_state(states, code, mask)
+    W_s, b_s = model.init_proj.weight, model.init_proj.bias
+    for b in range(4):
+        L = int(batch.src_lengths[b])
+        mean = states[b, :L].sum(0) / L
+        want = torch.tanh(W_s @ mean + b_s)
+        torch.testing.assert_close(s0[b], want, rtol=1e-12, atol=1e-12)
+        assert not torch.allclose(s0[b], torch.tanh(W_s @ code[b] + b_s))
+        if L < 8:
+            padded = torch.tanh(W_s @ states[b].mean(0) + b_s)
+            assert not torch.allclose(s0[b], padded)
+
+
 # --------------------------------------- copies, defaults and the wording of each error
 
 
@@ -217,7 +239,8 @@ def test_defaults():
     (lambda m, b: Seq2Seq(SRC, TGT, 5), ValueError,
      r"^hidden must be even with bidirectional=True \(hidden // 2 per direction\), got 5$"),
     (lambda m, b: Seq2Seq(SRC, TGT, 4, init="random"), ValueError,
-     r"^init must be one of \('zero', 'parameter', 'mean', 'last', 'learned'\), "
+     r"^init must be one of \('zero', 'parameter', 'mean', 'last', 'learned', "
+     r"'learned_mean'\), "
      r"got 'random'$"),
     (lambda m, b: Seq2Seq(SRC, TGT, 4, score="cosine"), ValueError,
      r"^score must be None, an nn\.Module or one of \('dot', "),
