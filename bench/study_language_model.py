@@ -173,32 +173,30 @@ def ngram_bits(train_ids, test_ids, n, k, start, V):
     return float(-log_p.mean() / math.log(2))
 
 
-def best_ngram(vocab, split):
-    """(n, k) with the fewest bits on validation text cut from the training topics."""
+def best_on_validation(vocab, split, model_class, orders, values, knob):
+    """(n, value) of ``model_class`` with the fewest bits on validation text cut from the
+    training topics; ``knob`` names the smoothing attribute that ``values`` sets."""
     inner = validation_split(split)
     fit_ids, val_ids = vocab.encode(inner.train), vocab.encode(inner.held_out)
     start, V = vocab.stoi["\n"], len(vocab)
     scores = {}
-    for n in NGRAM_ORDERS:
-        model = NGramModel(n, V, start=start).fit(fit_ids)
-        for k in NGRAM_KS:
-            model.k = k
-            scores[n, k] = float(-model.log_likelihood(val_ids).mean() / math.log(2))
+    for n in orders:
+        model = model_class(n, V, start=start).fit(fit_ids)
+        for value in values:
+            setattr(model, knob, value)
+            scores[n, value] = float(-model.log_likelihood(val_ids).mean() / math.log(2))
     return min(scores, key=scores.get), scores
+
+
+def best_ngram(vocab, split):
+    """(n, k) of add-k smoothing with the fewest validation bits."""
+    return best_on_validation(vocab, split, NGramModel, NGRAM_ORDERS, NGRAM_KS, "k")
 
 
 def best_kneser_ney(vocab, split):
     """(n, D) of interpolated Kneser-Ney with the fewest validation bits."""
-    inner = validation_split(split)
-    fit_ids, val_ids = vocab.encode(inner.train), vocab.encode(inner.held_out)
-    start, V = vocab.stoi["\n"], len(vocab)
-    scores = {}
-    for n in KN_ORDERS:
-        model = KneserNeyModel(n, V, start=start).fit(fit_ids)
-        for D in KN_DISCOUNTS:
-            model.discount = D
-            scores[n, D] = float(-model.log_likelihood(val_ids).mean() / math.log(2))
-    return min(scores, key=scores.get), scores
+    return best_on_validation(vocab, split, KneserNeyModel, KN_ORDERS, KN_DISCOUNTS,
+                              "discount")
 
 
 def loop_of(row, tail=64):
