@@ -6,9 +6,9 @@ from conftest import HTML
 
 MAX_BOOK_BYTES = 20 * 1024 * 1024
 """The pages a reader opens one at a time (each under the 2 MB first load that
-test_browser.py checks) plus MathJax, fonts and figures: 15.3 MiB for fourteen chapters and
-the appendix in November 2026 (0.6-0.8 MiB of highlighted code and stored output per
-chapter page). The bound leaves room for about six more such chapters, not for a stray
+test_browser.py checks) plus MathJax, fonts and figures: 15.3 MiB for fourteen
+chapters and the appendix in November 2026 (0.6-0.8 MiB of highlighted code and stored
+output per chapter page). The bound leaves room for about six more such chapters, not for a stray
 large file."""
 DOWNLOADS = HTML / "downloads"
 """The notebooks, the PDF and the handouts (_ext/downloads.py), fetched only on request:
@@ -21,7 +21,8 @@ def test_built_book_is_small():
     biggest = sorted(files, key=lambda p: p.stat().st_size)[-5:]
     assert total <= MAX_BOOK_BYTES, (
         f"_build/html is {total / 2**20:.1f} MiB; largest: "
-        + ", ".join(f"{p.relative_to(HTML)} {p.stat().st_size / 2**20:.1f} MiB" for p in biggest))
+        + ", ".join(f"{p.relative_to(HTML)} {p.stat().st_size / 2**20:.1f} MiB"
+                    for p in biggest))
 
 
 def test_no_source_maps_are_published():
