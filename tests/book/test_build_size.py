@@ -8,8 +8,8 @@ MAX_BOOK_BYTES = 20 * 1024 * 1024
 """The pages a reader opens one at a time (each under the 2 MB first load that
 test_browser.py checks) plus MathJax, fonts and figures: 15.3 MiB for fourteen
 chapters and the appendix in November 2026 (0.6-0.8 MiB of highlighted code and stored
-output per chapter page). The bound leaves room for about six more such chapters, not for a stray
-large file."""
+output per chapter page). The bound leaves room for about six more such chapters, not
+for a stray large file."""
 DOWNLOADS = HTML / "downloads"
 """The notebooks, the PDF and the handouts (_ext/downloads.py), fetched only on request:
 tests/book/test_downloads.py bounds them."""
