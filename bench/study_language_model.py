@@ -213,20 +213,11 @@ def loop_of(row, tail=64):
 
 
 def loop_onset(row, tail=64):
-    """Where a continuation settles into repeating itself.
-
-    If its last ``tail`` characters repeat with a period ``p <= tail / 2``: the first
-    step from which it repeats with that period to its end; None otherwise.
-    """
-    s = list(row)
-    end = s[-tail:]
-    for p in range(1, tail // 2 + 1):
-        if all(end[i] == end[i + p] for i in range(tail - p)):
-            start = len(s) - tail
-            while start > 0 and s[start - 1] == s[start - 1 + p]:
-                start -= 1
-            return start
-    return None
+    """Where a continuation settles into repeating itself: the start of ``loop_of(row)``,
+    the first step from which it repeats with the period of its last ``tail`` characters
+    to its end; None if they do not repeat."""
+    found = loop_of(row, tail)
+    return None if found is None else found[1]
 
 
 def lstm_measures(model, vocab, split, judge, seed):
