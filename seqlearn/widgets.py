@@ -100,6 +100,17 @@ def _label(value: Any) -> str:
     return str(value)
 
 
+def _check_values(name: str, values: Sequence[Any]) -> None:
+    """A slider's values: a non-empty list, finite where numeric."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or len(values) == 0:
+        raise ValueError(f"parameter {name!r} needs a non-empty list of values, got {values!r}")
+    for value in values:  # a NaN or inf has no place on a slider
+        if (isinstance(value, numbers.Real) and not isinstance(value, bool)
+                and not math.isfinite(value)):
+            raise ValueError(f"parameter {name!r} must hold finite numbers, "
+                             f"got {value!r} in {list(values)!r}")
+
+
 class FrameSlider:
     """Precomputed sliders over a function ``draw(**params) -> Figure``.
 
@@ -114,6 +125,8 @@ class FrameSlider:
     **params:
         One list of values per slider, e.g. ``u=[0.1, 0.5, 0.9], spike=[0, 3, 6]``. The frames
         cover the Cartesian product, so keep the product modest (about 40 frames or fewer).
+        A parameter with one value is shown as fixed text, not as a slider;
+        :meth:`live` can give it more values.
     initial:
         Optional mapping from parameter name to the value shown first (default: the middle value).
     """
@@ -128,14 +141,7 @@ class FrameSlider:
         if not params:
             raise ValueError("FrameSlider needs at least one parameter list, e.g. u=[0.1, 0.5, 0.9]")
         for name, values in params.items():
-            if (isinstance(values, (str, bytes)) or not hasattr(values, "__len__")
-                    or len(values) == 0):
-                raise ValueError(f"parameter {name!r} needs a non-empty list of values, got {values!r}")
-            for value in values:  # a NaN or inf has no place on a slider
-                if (isinstance(value, numbers.Real) and not isinstance(value, bool)
-                        and not math.isfinite(value)):
-                    raise ValueError(f"parameter {name!r} must hold finite numbers, "
-                                     f"got {value!r} in {list(values)!r}")
+            _check_values(name, values)
         self.draw = draw
         self.dpi = dpi
         self.params = {name: list(values) for name, values in params.items()}
@@ -163,15 +169,23 @@ class FrameSlider:
         return f"FrameSlider({sizes}; {len(self)} frames)"
 
     def _repr_html_(self) -> str:
-        labels = [[_label(v) for v in values] for values in self.params.values()]
+        # A parameter with one value is fixed: shown as text, without a slider that cannot
+        # move (it adds nothing to a frame's index, so the script skips it).
+        moving = {name: values for name, values in self.params.items() if len(values) > 1}
+        labels = [[_label(v) for v in values] for values in moving.values()]
         start = [values.index(self.initial[name]) for name, values in self.params.items()]
-        controls = "".join(
-            f'<label style="display:block;font-family:sans-serif;font-size:0.9em">'
-            f'{html.escape(name)} '
+        style = "display:block;font-family:sans-serif;font-size:0.9em"
+        fixed = "".join(
+            f'<span class="fs-fixed" style="{style}">{html.escape(name)} '
+            f'{html.escape(_label(values[0]))}</span>'
+            for name, values in self.params.items() if name not in moving)
+        controls = fixed + "".join(
+            f'<label style="{style}">{html.escape(name)} '
             f'<input class="fs-slider" type="range" min="0" max="{len(values) - 1}" step="1" '
             f'value="{k}" aria-label="{html.escape(name)}" data-param="{html.escape(name)}"> '
             f'<span class="fs-value">{html.escape(labels[j][k])}</span></label>'
-            for j, ((name, values), k) in enumerate(zip(self.params.items(), start)))
+            for j, (name, values) in enumerate(moving.items())
+            for k in [values.index(self.initial[name])])
         index = 0
         for values, k in zip(self.params.values(), start):
             index = index * len(values) + k
@@ -188,27 +202,39 @@ class FrameSlider:
             "</div>"
         )
 
-    def live(self):
+    def live(self, **params: Sequence[Any]):
         """Return ipywidgets sliders that redraw on demand (for Jupyter and Binder).
 
         Numeric parameters get continuous sliders over the range of their frame values; other
         parameters get a slider over the listed values. The picture is an ``Image`` widget
         updated in place, so the cell's output is the same wherever it runs.
+
+        ``params`` gives some sliders other values than the stored frames, e.g.
+        ``live(date=all_dates)`` where the frames hold one date: a live frame costs nothing
+        until it is drawn. A slider starts at its initial value if it is among them.
         """
+        values_of = dict(self.params)
+        for name, values in params.items():
+            if name not in self.params:
+                raise ValueError(f"live() got a parameter {name!r} that is not one of the "
+                                 f"sliders {list(self.params)}")
+            _check_values(name, values)
+            values_of[name] = list(values)
         controls = {}
-        for name, values in self.params.items():
+        for name, values in values_of.items():
+            start = self.initial[name] if self.initial[name] in values else values[0]
             numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
             lo, hi = (min(values), max(values)) if numeric else (None, None)
             if numeric and all(isinstance(v, numbers.Integral) for v in values):
-                controls[name] = widgets.IntSlider(value=self.initial[name], min=lo, max=hi,
+                controls[name] = widgets.IntSlider(value=start, min=lo, max=hi,
                                                    description=name, continuous_update=False)
             elif numeric and hi > lo:
-                controls[name] = widgets.FloatSlider(value=self.initial[name], min=lo, max=hi,
+                controls[name] = widgets.FloatSlider(value=start, min=lo, max=hi,
                                                      step=(hi - lo) / 100, description=name,
                                                      continuous_update=False)
             else:
                 controls[name] = widgets.SelectionSlider(
-                    options=[(_label(v), v) for v in values], value=self.initial[name],
+                    options=[(_label(v), v) for v in values], value=start,
                     description=name, continuous_update=False)
         # The picture fits the window: sliders and figure are seen together.
         picture = widgets.Image(format="png", layout=widgets.Layout(

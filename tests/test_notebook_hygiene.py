@@ -185,7 +185,7 @@ def test_chapter_has_an_interactive_demo(path: Path):
     """A FrameSlider (works in static HTML) and its live version in a cell hidden from the book."""
     nb = cells(path)
     assert any("FrameSlider(" in source(c) for c in nb if c["cell_type"] == "code"), path.name
-    live = [c for c in nb if c["cell_type"] == "code" and ".live()" in source(c)]
+    live = [c for c in nb if c["cell_type"] == "code" and ".live(" in source(c)]
     assert live, f"{path.name} has no live demo cell"
     for cell in live:
         assert "remove-output" in cell["metadata"].get("tags", []), f"{path.name}: tag the live cell remove-output"

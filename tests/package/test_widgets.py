@@ -1,4 +1,5 @@
 import base64
+import json
 import re
 
 import matplotlib
@@ -66,6 +67,50 @@ def test_live_sliders_redraw_on_change():
     # ipywidgets cuts the text form at 110 characters; the chapters' longest names take 38
     assert len(repr(live)) - len("LiveSliders(u, k)") + 38 < 110
     assert type(slider_k).__name__ == "IntSlider"
+
+
+def test_live_sliders_may_hold_values_without_stored_frames():
+    """``live(k=[...])``: the notebook's sliders reach values that no stored frame holds."""
+    calls = []
+
+    def counting(u, k):
+        calls.append((u, k))
+        return draw(u, k)
+
+    demo = FrameSlider(counting, u=[0.1, 0.9], k=[0], initial={"u": 0.9})
+    assert len(calls) == 2                        # the stored frames only
+    live = demo.live(k=[0, 3, 7])
+    slider_u, slider_k, picture = live.children
+    assert (slider_k.min, slider_k.max, slider_k.value) == (0, 7, 0)
+    assert slider_u.value == 0.9                  # the initial value, where it is kept
+    before = bytes(picture.value)
+    slider_k.value = 7                            # no stored frame has k = 7
+    assert calls[-1] == (0.9, 7) and bytes(picture.value) != before
+    assert demo.live(u=[0.2, 0.4]).children[0].value == 0.2   # initial value gone: first
+    assert len(demo.frames) == 2 and demo.params["k"] == [0]  # the frames are untouched
+    with pytest.raises(ValueError, match=r"live\(\) got a parameter 'v' that is not one"):
+        demo.live(v=[1])
+    with pytest.raises(ValueError, match="parameter 'k' needs a non-empty list"):
+        demo.live(k=[])
+    with pytest.raises(ValueError, match="parameter 'k' must hold finite numbers"):
+        demo.live(k=[0, float("nan")])
+    plt.close("all")
+
+
+def test_a_parameter_with_one_value_is_text_not_a_slider():
+    """A slider that cannot move is no control: the page shows the fixed value as text, and
+    the frame index comes from the other sliders (frames in itertools.product order)."""
+    demo = FrameSlider(draw, u=[0.5], k=[0, 1, 2], initial={"k": 2})
+    page = demo._repr_html_()
+    assert page.count('class="fs-slider"') == 1 and 'data-param="k"' in page
+    assert 'data-param="u"' not in page and '<span class="fs-fixed"' in page
+    assert ">u 0.5</span>" in page
+    assert json.loads(page.split('class="fs-labels">')[1].split("</script>")[0]) == [
+        ["0", "1", "2"]]
+    assert f'src="data:image/png;base64,{demo.frames[2]}"' in page   # k = 2 shown first
+    both = FrameSlider(draw, u=[0.1, 0.9], k=[0, 1])._repr_html_()
+    assert both.count('class="fs-slider"') == 2 and "fs-fixed" not in both
+    plt.close("all")
 
 
 def test_plots_use_the_book_colour_maps():
