@@ -92,9 +92,11 @@ TEACHES: dict[str, list[str]] = {
                        "complexity.saved_tensor_bytes", "complexity._through",
                        "table1", "saturation", "long_range"],
     "transformer": ["transformer", "positional", "transformer_layers", "layernorm",
-                    "warmup"],
+                    "warmup", "decoding.transformer_decoder"],
     "memory_networks": ["memory", "associative", "train.fit_memn2n", "train._Linear"],
-    "decoding": ["decoding", "metrics"],
+    "decoding": ["decoding.StepDecoder", "decoding._leaves", "decoding._rows",
+                 "decoding.BeamResult", "decoding.normalised_score", "decoding.beam_search",
+                 "decoding.seq2seq_decoder", "metrics"],
     "language_model": ["language_model", "ngram", "sampling", "char_text"],
     "ntm": ["ntm", "copy_task"],
 }
