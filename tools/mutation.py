@@ -77,7 +77,9 @@ TEACHES: dict[str, list[str]] = {
     "lstm": ["gated.LSTMCell", "gated.LSTM", "bptt.lstm"],
     "gru_to_attention": ["unroll", "causal", "scan", "linear_attention", "mingru"],
     # the model, its loss and score (seqlearn.losses) and its training loop
-    "seq2seq": ["seq2seq", "losses", "train.fit_seq2seq", "train._seq2seq_loss"],
+    # (label smoothing is the Transformer chapter's)
+    "seq2seq": ["seq2seq", "losses.masked_cross_entropy", "losses._check_batch",
+                "losses.exact_match", "train.fit_seq2seq", "train._seq2seq_loss"],
     # the attention path of the seq2seq model (its other options are the seq2seq chapter's)
     "attention": ["scores", "attention.masked_softmax", "attention.attend",
                   "attention.attention", "seq2seq.Seq2Seq._context", "seq2seq.Seq2Seq.step",
@@ -92,7 +94,7 @@ TEACHES: dict[str, list[str]] = {
                        "complexity.saved_tensor_bytes", "complexity._through",
                        "table1", "saturation", "long_range"],
     "transformer": ["transformer", "positional", "transformer_layers", "layernorm",
-                    "warmup", "decoding.transformer_decoder"],
+                    "warmup", "decoding.transformer_decoder", "losses._label_smoothed"],
     "memory_networks": ["memory", "associative", "train.fit_memn2n", "train._Linear"],
     "decoding": ["decoding.StepDecoder", "decoding._leaves", "decoding._rows",
                  "decoding.BeamResult", "decoding.normalised_score", "decoding.beam_search",
