@@ -336,7 +336,7 @@ def run_mutant(chapter: Path, mutant: str, timeout: float) -> str:
     return "killed"
 
 
-def run_chapter(name: str, n: int | None, jobs: int) -> None:
+def run_chapter(name: str, n: int | None, jobs: int, survivors: bool = False) -> None:
     if name not in TEACHES:
         raise SystemExit(f"chapter must be one of {sorted(TEACHES)}, got {name!r}")
     chapter = ROOT / "chapters" / f"{name}.ipynb"
@@ -348,6 +348,18 @@ def run_chapter(name: str, n: int | None, jobs: int) -> None:
     # (kind "message" or "validation", read from the diff alone) are not drawn at all.
     names = [m for m in candidates if kind(text[m]) == "other" and not validator(m)]
     chosen = sample(names, n, f"chapter:{name}")
+    earlier: dict[str, str] = {}
+    if survivors:
+        # After checks were added (none removed), the mutants they killed stay killed: run
+        # only the stored sample's survivors again. The sample must be the same one.
+        path = MUTANTS / "chapters" / f"{name}.json"
+        if not path.exists():
+            raise SystemExit(f"--survivors needs an earlier run of {name}: {path} is missing")
+        earlier = json.loads(path.read_text())["results"]
+        if sorted(earlier) != chosen:
+            raise SystemExit(f"--survivors: the stored sample of {name} is not this one "
+                             "(TEACHES, the sample size or the mutants changed): run it all")
+        chosen = [m for m, status in earlier.items() if status == "survived"]
     # the unmutated chapter must pass, and its time sets the time-out
     start = time.perf_counter()
     if run_mutant(chapter, "", 600) != "survived":
@@ -355,7 +367,7 @@ def run_chapter(name: str, n: int | None, jobs: int) -> None:
     clean = time.perf_counter() - start
     print(f"{name}: {len(chosen)} of {len(names)} mutants ({len(candidates) - len(names)} that "
           f"touch only argument validation left out); clean run {clean:.0f} s", flush=True)
-    results: dict[str, str] = {}
+    results: dict[str, str] = dict(earlier)
     with ThreadPoolExecutor(jobs) as pool:
         futures = {m: pool.submit(run_mutant, chapter, m, max(60.0, 3 * clean))
                    for m in chosen}
@@ -414,6 +426,9 @@ def main() -> None:
     pkg.add_argument("--modules", nargs="+", default=MODEL_MODULES)
     chap = sub.add_parser("chapter")
     chap.add_argument("name")
+    chap.add_argument("--survivors", action="store_true",
+                      help="run only the survivors of the stored sample again (after "
+                           "adding checks; the mutants killed before stay killed)")
     for p in (pkg, chap):
         p.add_argument("--sample", type=int, default=None)
         p.add_argument("-j", "--jobs", type=int, default=1)
