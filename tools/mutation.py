@@ -437,7 +437,7 @@ def main() -> None:
     if args.mode == "package":
         run_package(args.modules, args.sample, args.jobs)
     elif args.mode == "chapter":
-        run_chapter(args.name, args.sample, args.jobs)
+        run_chapter(args.name, args.sample, args.jobs, args.survivors)
     else:
         if (MUTANTS / "package_selection.json").exists():
             report_package()
