@@ -60,17 +60,18 @@ def masked_cross_entropy(logits: Tensor, target: Tensor, mask: Tensor, *,
     if eps == 0:
         nll = F.cross_entropy(logits[mask], target[mask], reduction="sum")
         return nll / mask.sum()
-    return _label_smoothed(logits[mask], target[mask], eps).sum() / mask.sum()
+    return _label_smoothed(logits, target, mask, eps)
 
 
-def _label_smoothed(logits: Tensor, target: Tensor, eps: float) -> Tensor:
-    r"""Each token's cross-entropy against the smoothed target (eq-tf-label-smoothing),
+def _label_smoothed(logits: Tensor, target: Tensor, mask: Tensor, eps: float) -> Tensor:
+    r"""The mean over the real tokens of each token's cross-entropy against the smoothed
+    target (eq-tf-label-smoothing),
     :math:`(1 - \varepsilon) (-\log p_y) + \varepsilon \frac{1}{V} \sum_v (-\log p_v)`:
-    logits (N, V), target (N,) long -> (N,)."""
-    log_p = torch.log_softmax(logits, dim=-1)  # (N, V)
-    nll = -log_p.gather(-1, target[:, None])[:, 0]  # (N,)
+    logits (B, T, V), target (B, T) long, mask (B, T) bool -> scalar."""
+    log_p = torch.log_softmax(logits[mask], dim=-1)  # (N, V): the real tokens
+    nll = -log_p.gather(-1, target[mask][:, None])[:, 0]  # (N,)
     spread = -log_p.mean(dim=-1)  # (N,): cross-entropy against the uniform target
-    return (1 - eps) * nll + eps * spread
+    return ((1 - eps) * nll + eps * spread).sum() / mask.sum()
 
 
 def _check_batch(batch: Any, src_vocab_size: int, tgt_vocab_size: int,
