@@ -173,7 +173,8 @@ class FrameSlider:
         # move (it adds nothing to a frame's index, so the script skips it).
         moving = {name: values for name, values in self.params.items() if len(values) > 1}
         labels = [[_label(v) for v in values] for values in moving.values()]
-        start = [values.index(self.initial[name]) for name, values in self.params.items()]
+        start = {name: values.index(self.initial[name])  # each slider's first position
+                 for name, values in self.params.items()}
         style = "display:block;font-family:sans-serif;font-size:0.9em"
         fixed = "".join(
             f'<span class="fs-fixed" style="{style}">{html.escape(name)} '
@@ -184,11 +185,10 @@ class FrameSlider:
             f'<input class="fs-slider" type="range" min="0" max="{len(values) - 1}" step="1" '
             f'value="{k}" aria-label="{html.escape(name)}" data-param="{html.escape(name)}"> '
             f'<span class="fs-value">{html.escape(labels[j][k])}</span></label>'
-            for j, (name, values) in enumerate(moving.items())
-            for k in [values.index(self.initial[name])])
+            for j, (name, values) in enumerate(moving.items()) for k in [start[name]])
         index = 0
-        for values, k in zip(self.params.values(), start):
-            index = index * len(values) + k
+        for name, values in self.params.items():
+            index = index * len(values) + start[name]
         return (
             f'<div class="seqlearn-frameslider" id="{self.element_id}">'
             f'<img class="fs-frame" alt="interactive figure" style="max-width:100%" '
