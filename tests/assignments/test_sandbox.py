@@ -10,7 +10,9 @@ runs.
 
 from __future__ import annotations
 
+import os
 import pickle
+import sys
 import tempfile
 
 import numpy as np
@@ -18,10 +20,11 @@ import pytest
 import sympy
 import torch
 
-from seqlearn_grading import wire
+from layout import ROOT
+from seqlearn_grading import isolation, wire
 from seqlearn_grading.notebook import read_student_notebook, written_answers
-from seqlearn_grading.session import (Limits, ProcessEnded, Question, Template,
-                                      TimeLimitExceeded)
+from seqlearn_grading.session import (AutograderProblem, Limits, ProcessEnded, Question,
+                                      Template, TimeLimitExceeded)
 
 
 def test_values_cross_the_wire_as_plain_data():
@@ -132,19 +135,155 @@ def test_a_function_that_hangs_or_ends_the_process_costs_its_question(template):
     other.close()
 
 
-def test_forbidden_references_raise_only_while_a_graded_function_runs(template):
-    notebook = cells("import numpy as np\n"
+def test_forbidden_references_do_not_exist_in_the_sandbox(template):
+    """Removed before anything imported them: not in a cell, not in a graded call, not
+    after a reload, not in the source file or the cached bytecode."""
+    forbidden = "seqlearn.bptt.rnn_forward is a reference"
+    notebook = cells("import glob, importlib, inspect, os\nimport numpy as np\n"
+                     "import seqlearn.bptt as bptt\n"
                      "from seqlearn.bptt import init_params, rnn_forward",
                      "params = init_params(1, 2, 1, np.random.default_rng(0))\n"
                      "y, _ = rnn_forward(np.zeros((1, 2, 1)), np.zeros((1, 2)), "
                      "params)",
                      "def cheat():\n    return rnn_forward(np.zeros((1, 2, 1)), "
                      "np.zeros((1, 2)), params)[0]",
-                     "def fine():\n    return y")
+                     "def reloaded():\n    importlib.reload(importlib.import_module("
+                     "rnn_forward.__module__))\n    importlib.reload(bptt)\n"
+                     "    return bptt.rnn_forward(np.zeros((1, 2, 1)), "
+                     "np.zeros((1, 2)), params)[0]",
+                     "def source():\n"
+                     "    return open(inspect.getsourcefile(rnn_forward)).read()",
+                     "def cached():\n    return os.listdir(os.path.dirname("
+                     "inspect.getsourcefile(rnn_forward)) + '/__pycache__')",
+                     "def grad():\n    import torch\n"
+                     "    x = torch.ones(2, requires_grad=True)\n"
+                     "    return torch.autograd.grad((x * x).sum(), x)[0]")
+    import py_compile
+
+    import seqlearn.bptt.rnn
+
+    # Bytecode of the original, written after the sandbox started, is not seen either.
+    written = py_compile.compile(seqlearn.bptt.rnn.__file__, doraise=True)
     question = Question(lambda: template, "q1", notebook, Limits(), {})
-    assert question.call("fine", (), {}).shape == (1, 2, 1)     # the cell could call it
-    forbidden = "seqlearn.bptt.rnn_forward is a reference"
-    with pytest.raises(Exception, match=forbidden) as info:
-        question.call("cheat", (), {})
-    assert type(info.value).__name__ == "ForbiddenReference"
+    for name in ("cheat", "reloaded"):
+        with pytest.raises(Exception, match=forbidden) as info:
+            question.call(name, (), {})
+        assert type(info.value).__name__ == "ForbiddenReference"
+    text = question.call("source", (), {})
+    assert "def rnn_forward" in text and "ForbiddenReference" in text
+    assert "np.tanh" not in text.split("def rnn_forward")[1].split("\ndef ")[0]
+    assert question.call("cached", (), {}) == []         # no bytecode, old or new
+    assert os.path.isfile(written)
+    assert question.call("grad", (), {}).tolist() == [2.0, 2.0]  # allowed in q1
     question.close()
+    assert any("cell 1 raised ForbiddenReference" in n for n in question.notes)
+    by_hand = Question(lambda: template, "q2", notebook, Limits(), {},
+                       forbid=["torch.autograd.grad"])
+    with pytest.raises(Exception, match="torch.autograd.grad is a reference"):
+        by_hand.call("grad", (), {})
+    by_hand.close()
+
+
+def test_the_sandbox_is_isolated(monkeypatch):
+    assert isolation.isolation_mode() is not None, (
+        "this machine allows no Linux namespaces: the autograder refuses to grade here")
+    monkeypatch.setattr(isolation, "isolation_mode", lambda: None)
+    with pytest.raises(AutograderProblem, match="allows no Linux namespaces.*refused"):
+        Template(tempfile.gettempdir(), ["numpy"], [])
+
+
+def test_a_copy_sees_nothing_of_the_grader_and_keeps_nothing(template):
+    """Another user, a root of its own, a /proc of its own namespace, no network, an
+    empty /tmp per question."""
+    notebook = cells("import os, socket",
+                     "def facts():\n    return (os.getuid(), os.getcwd(), "
+                     "sorted(os.listdir('/')), [p for p in os.listdir('/proc') "
+                     "if p.isdigit()], os.listdir('/tmp'))",
+                     "def exists(path):\n    return os.path.exists(path)",
+                     "def leave_a_file():\n    open('/tmp/left', 'w').write('x')\n"
+                     "    open('left-here', 'w').write('x')",
+                     "def write(path):\n    open(path, 'w').write('x')",
+                     "def connect():\n    socket.create_connection(('1.1.1.1', 80), "
+                     "timeout=2)")
+    grader_file = tempfile.NamedTemporaryFile(dir=os.path.expanduser("~"))
+    first = Question(lambda: template, "q1", notebook, Limits(), {})
+    uid, cwd, _, pids, tmp = first.call("facts", (), {})
+    assert uid == (65534 if template.mode == "root" else 0) and cwd == "/student"
+    assert len(pids) == 2 and "1" in pids and tmp == []       # the template and itself
+    for path in (grader_file.name, template.scratch, __file__, ROOT / "assignments",
+                 ROOT / "_build"):
+        assert not first.call("exists", (str(path),), {}), path
+    first.call("leave_a_file", (), {})
+    for path in ("/usr/evil", "/etc/evil", sys.executable + "-evil"):
+        with pytest.raises(Exception, match="Read-only file system|Permission denied"):
+            first.call("write", (path,), {})
+    with pytest.raises(Exception, match="(?i)unreachable|network"):
+        first.call("connect", (), {})
+    first.close()
+    second = Question(lambda: template, "q2", notebook, Limits(), {})
+    assert second.call("facts", (), {})[4] == []
+    assert not second.call("exists", ("left-here",), {})
+    second.close()
+
+
+def test_every_process_a_question_started_ends_with_it(template):
+    """Forks, a setsid orphan and a fork bomb: none outlives its question."""
+    notebook = cells("import os, time",
+                     "def orphan():\n    if os.fork() == 0:\n        os.setsid()\n"
+                     "        if os.fork() == 0:\n            while True:\n"
+                     "                time.sleep(1)\n        os._exit(0)\n"
+                     "    time.sleep(0.5)\n"
+                     "    return len([p for p in os.listdir('/proc') if p.isdigit()])",
+                     "def bomb():\n    made = 0\n    while True:\n"
+                     "        if os.fork() == 0:\n            time.sleep(60)\n"
+                     "            os._exit(0)\n        made += 1",
+                     "def alive():\n    return [p for p in os.listdir('/proc') "
+                     "if p.isdigit()]")
+    question = Question(lambda: template, "q1", notebook, Limits(call=20.0), {})
+    assert question.call("orphan", (), {}) >= 3      # template, copy, orphan (+ zombie)
+    question.close()
+    bombed = Question(lambda: template, "q2", notebook, Limits(call=20.0), {})
+    with pytest.raises(Exception, match="(?i)resource|again|memory"):
+        bombed.call("bomb", (), {})
+    bombed.close()
+    after = Question(lambda: template, "q3", notebook, Limits(), {})
+    alive = after.call("alive", (), {})
+    assert len(alive) == 2 and "1" in alive                  # the template and itself
+    after.close()
+    assert nobody_processes() == []
+
+
+def nobody_processes() -> list[int]:
+    """The host's processes of the user nobody (a sandbox's copies run as nobody)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == 65534:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_floods_cost_only_their_question(template):
+    """Memory past the limit, a file past the limit, a full /tmp: the function fails,
+    the sandbox lives on."""
+    notebook = cells("import os",
+                     "def memory():\n    hoard = []\n    while True:\n"
+                     "        hoard.append(bytearray(1 << 28))",
+                     "def disk(path):\n    with open(path, 'wb') as f:\n"
+                     "        while True:\n            f.write(bytes(1 << 24))",
+                     "def fine():\n    return 1")
+    question = Question(lambda: template, "q1", notebook, Limits(call=60.0,
+                                                                question=120.0), {})
+    with pytest.raises(Exception) as info:
+        question.call("memory", (), {})
+    assert type(info.value).__name__ in ("MemoryError", "ProcessEnded")
+    for path in ("/tmp/big", "/dev/shm/big", "big"):
+        with pytest.raises(Exception, match="(?i)space|too large"):
+            question.call("disk", (path,), {})
+    question.close()
+    again = Question(lambda: template, "q2", notebook, Limits(), {})
+    assert again.call("fine", (), {}) == 1
+    again.close()

@@ -9,16 +9,17 @@ grader:
 
 1. Before anything of the student's runs, it reads the tests, the comparison helper
    ``checks.py`` and the configuration from the autograder, imports what the tests
-   import, and starts a sandbox template (``seqlearn_grading.sandbox``) with the
-   libraries loaded.
+   import, and starts a sandbox template (``seqlearn_grading.sandbox``) in namespaces
+   of its own (:mod:`seqlearn_grading.isolation`), with the libraries loaded and the
+   references named in ``forbid`` removed.
 2. In a thread of its own, which runs while otter's kernel runs (so the kernel's start
    costs no time), for every autograded question a fresh copy of the template runs the
    student's cells up to the end of that question (a cell that runs too long or ends the
    process is left out), binds the model answers of the earlier questions it builds on
    (``use_reference``), and then the question's tests run *in the grader*: they compute
    the reference values themselves, call the student's functions in the copy (with time
-   limits) and compare with the grader's private copy of ``checks.py``. While a
-   student's function runs, the references named in ``forbid`` raise.
+   limits) and compare with the grader's private copy of ``checks.py``. A question's
+   own ``forbid`` removes more references from its copy only.
 3. Written questions get an entry worth their points, at zero until marked by hand, so
    that the totals count them.
 
@@ -31,8 +32,10 @@ Configuration (all optional)::
           call_time_limit: 20   # seconds for one call of a student's function
           cell_time_limit: 60   # seconds for one notebook cell
           seed: null            # fixed seed for the hidden tests (null: fresh each run)
+          unisolated: false     # true: grade where no namespaces exist (trusted work)
           questions:
             q5: {use_reference: [elman_forward], time_limit: 120, call_time_limit: 90}
+            q2: {forbid: [torch.autograd.grad]}   # removed for this question only
 
 ``otter assign`` adds the model answers that ``use_reference`` names, the modules to
 preload and the written questions' points (``during_generate``).
@@ -63,10 +66,12 @@ from otter.test_files import ExceptionTestFile, TestCase, TestCaseResult
 
 from seqlearn_grading.notebook import (imported_modules, model_answers,
                                        read_student_notebook)
-from seqlearn_grading.session import (AutograderProblem, Environment, Limits, Question,
-                                      Template)
+from seqlearn_grading.session import (AutograderProblem, Environment, Limits,
+                                      ProcessEnded, Question, Template)
 
 PLUGIN = "seqlearn_grading.SafeGrading"
+SUSPICIOUS = re.compile(r"\btorch\s*\.\s*(?:ops|_C)\b|\bctypes\b|_execution_engine")
+"""What reaches torch's compiled operators or C code past the removed references."""
 BASE_PRELOAD = ["numpy", "torch", "seqlearn"]
 """Loaded by every sandbox template; the modules that the master notebook imports come
 too."""
@@ -176,7 +181,7 @@ class SafeGrading(AbstractOtterPlugin):
             self.tests[pathlib.Path(path).stem] = text
         self.seed = self.cfg.get("seed")
         if self.seed is None:
-            self.seed = secrets.randbelow(2 ** 30)
+            self.seed = secrets.randbits(64)
         self.checks = load_checks(source / "files" / "checks.py", self.seed)
         if isinstance(submission, str):                       # a .py submission
             submission = nbformat.v4.new_notebook(
@@ -199,10 +204,23 @@ class SafeGrading(AbstractOtterPlugin):
                 shutil.copy(item, target)
         forbid = list(self.cfg.get("forbid") or [])
         preload = list(self.cfg.get("preload") or BASE_PRELOAD)
+        # In otter's grading container (/autograder), where namespaces are usually
+        # forbidden, the container itself is the wall between students.
+        unisolated = bool(self.cfg.get("unisolated")) or \
+            os.environ.get("SEQLEARN_GRADING_UNISOLATED") in ("1", "force") or \
+            os.path.isdir("/autograder/source")
         self._template_args = (self.workdir, preload, forbid)
-        self._template = Template(*self._template_args)     # it starts while we import
+        self._template_kwargs = {"unisolated": unisolated}
+        # It starts while we import; it refuses on a machine without namespaces.
+        self._template = Template(*self._template_args, **self._template_kwargs)
         self._import_what_tests_import()
         self.report: list[str] = []
+        suspicious = sorted({f"cell {cell.index}" for cell in self.notebook.cells
+                             if SUSPICIOUS.search(cell.source)})
+        if suspicious:
+            self.report.append("Note: the submission's code names torch.ops, torch._C "
+                               f"or ctypes ({', '.join(suspicious)}): forbidden "
+                               "operators stay reachable that way; read it yourself")
         self._graded: list[Any] | BaseException = []
         self._grading = threading.Thread(target=self._grade_in_background,
                                          name="seqlearn-grading", daemon=True)
@@ -222,7 +240,7 @@ class SafeGrading(AbstractOtterPlugin):
     def _template_now(self) -> Template:
         if not self._template.alive():
             self._template.close()
-            self._template = Template(*self._template_args)
+            self._template = Template(*self._template_args, **self._template_kwargs)
         return self._template
 
     def _limits(self, question: str) -> Limits:
@@ -257,7 +275,11 @@ class SafeGrading(AbstractOtterPlugin):
         graded = self._graded
         results.results = {tf.name: tf for tf in graded}
         results._catastrophic_error = None
-        results.set_output(f"Hidden tests drew their inputs with seed {self.seed}.")
+        output = f"Hidden tests drew their inputs with seed {self.seed}."
+        if self._template.mode is None:                   # loudly, where it is read
+            output = f"{self._template.isolation()}.\n{output}"
+            self.report.insert(0, self._template.isolation())
+        results.set_output(output)
 
     def _grade_all(self) -> list[Any]:
         graded = []
@@ -265,7 +287,8 @@ class SafeGrading(AbstractOtterPlugin):
         with checks_module(self.checks):
             self._template.wait_ready()
             self.report.append(f"sandbox ready after "
-                               f"{time.monotonic() - self.begun:.1f} s")
+                               f"{time.monotonic() - self.begun:.1f} s; "
+                               f"{self._template.isolation()}")
             for name in sorted(self.tests, key=_question_number):
                 graded.append(self._grade_one(name, bad_cells))
         for name, points in (self.cfg.get("written") or {}).items():
@@ -285,11 +308,14 @@ class SafeGrading(AbstractOtterPlugin):
         question = Question(self._template_now, name, self.notebook.cells_for(name),
                             self._limits(name), bad_cells,
                             imports=list(self.cfg.get("reference_imports") or []),
-                            references=references)
+                            references=references,
+                            forbid=list(own.get("forbid") or []))
         try:
             question.start()
             test_file.run(Environment(question))
-        except AutograderProblem as problem:
+        except Exception as problem:         # one submission never stops the grading
+            if not isinstance(problem, (AutograderProblem, ProcessEnded)):
+                problem = f"the grader failed on this question ({problem!r})"
             test_file.test_case_results = [
                 TestCaseResult(test_case=tc, passed=False,
                                message=f"❌ Not graded: {problem}")

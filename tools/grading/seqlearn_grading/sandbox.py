@@ -1,17 +1,20 @@
 """The processes that run a student's code: a clean template, and a copy per question.
 
-:func:`main` (``python -I -c "... main(FD)"``) starts the *template*. It imports the
-libraries the assignment uses (before any student code exists in it), finds the
-reference functions that the student's answers may not call, and then only forks: for
-every question the grader asks for a fresh copy, which runs the student's notebook cells
-and calls the student's functions on the grader's inputs. Each copy talks to the grader
+:func:`main` (``python -I -c "... main(FD)"``, started by the grader inside new
+namespaces) starts the *template*. Before it imports anything it moves into a root file
+system of its own (:func:`seqlearn_grading.isolation.enter_root`), in which the
+references the assignment forbids exist only as functions that raise. It then imports
+the libraries the assignment uses and only forks: for every question the grader asks
+for a fresh copy, which confines itself (its own /tmp and working folder, resource
+limits, the user ``nobody``, no capabilities), runs the student's notebook cells and
+calls the student's functions on the grader's inputs. Each copy talks to the grader
 over its own socket; what it sends back is encoded by
 :func:`seqlearn_grading.wire.encode` and never unpickled by the grader.
 
 A copy is the student's process: whatever a cell does there (patching ``seqlearn``,
-rewriting files, ending the process) changes only that copy. While a student's function
-runs for the grader, the forbidden references raise, and starting other processes is
-refused.
+rewriting files, starting processes, ending the process) changes only that copy, and
+when its question is done the template, process 1 of the namespace, kills every process
+but itself.
 """
 
 from __future__ import annotations
@@ -29,10 +32,9 @@ import traceback
 import types
 from typing import Any
 
-from seqlearn_grading import wire
+from seqlearn_grading import isolation, wire
 
 _STUDENT_NS: dict[str, Any] = {}       # the namespace of the notebook being run
-_IN_CALL = [False]                     # a student's function is running for the grader
 
 
 class ForbiddenReference(RuntimeError):
@@ -44,92 +46,6 @@ def _student(name: str) -> Any:
     """Unpickling a grader-side proxy of a student's function gives the function
     itself."""
     return _STUDENT_NS.get(name)
-
-
-# -----------------------------------------------------------------------------
-# forbidden names
-
-
-def _resolve(dotted: str) -> tuple[Any, str, Any] | None:
-    """(owner, attribute, object) for ``package.module.name`` or
-    ``module.Class.method``."""
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:cut]))
-        except Exception:
-            continue
-        try:
-            for part in parts[cut:-1]:
-                owner = getattr(owner, part)
-            if isinstance(owner, type):          # the class that defines the method
-                for klass in owner.__mro__:
-                    if parts[-1] in vars(klass):
-                        owner = klass
-                        break
-            return owner, parts[-1], getattr(owner, parts[-1])
-        except AttributeError:
-            return None
-    return None
-
-
-def _raiser_code(freevars: int, message: str) -> types.CodeType:
-    """Code that raises ForbiddenReference and has ``freevars`` free variables (to fit
-    any function's closure)."""
-    names = [f"_v{i}" for i in range(freevars)]
-    lines = ["def _outer():", *[f"    {n} = None" for n in names],
-             "    def forbidden(*args, **kwargs):"]
-    if names:
-        lines.append(f"        ({', '.join(names)},)")
-    lines += [f"        raise _Forbidden({message!r})", "    return forbidden"]
-    scope: dict[str, Any] = {}
-    exec("\n".join(lines), scope)
-    return scope["_outer"]().__code__
-
-
-class Guards:
-    """Swaps every forbidden reference for one that raises, while a graded function
-    runs."""
-
-    def __init__(self, dotted_names: list[str]):
-        self.swaps: list[tuple[str, Any, str, Any, Any]] = []
-        for dotted in dotted_names:
-            found = _resolve(dotted)
-            if found is None:
-                continue
-            owner, attribute, obj = found
-            message = (f"{dotted} is a reference this assignment asks you to write "
-                       "yourself: the autograder does not let a graded answer call it")
-            target = getattr(obj, "__func__", obj)
-            if isinstance(target, types.FunctionType):
-                raiser = _raiser_code(len(target.__code__.co_freevars), message)
-                target.__globals__.setdefault("_Forbidden", ForbiddenReference)
-                self.swaps.append(("code", target, "__code__", target.__code__, raiser))
-            elif callable(obj):
-                def forbidden(*args: Any, _message: str = message,
-                              **kwargs: Any) -> Any:
-                    raise ForbiddenReference(_message)
-                self.swaps.append(("attr", owner, attribute, obj, forbidden))
-
-    def _set(self, forbidden: bool) -> None:
-        for _, owner, attribute, original, replacement in self.swaps:
-            try:
-                setattr(owner, attribute, replacement if forbidden else original)
-            except (AttributeError, TypeError):
-                pass
-
-    def on(self) -> None:
-        self._set(True)
-
-    def off(self) -> None:
-        self._set(False)
-
-
-def _refuse_processes(event: str, args: tuple) -> None:
-    if _IN_CALL[0] and event in ("subprocess.Popen", "os.system", "os.exec",
-                                 "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-                                 "pty.spawn"):
-        raise ForbiddenReference("a graded answer may not start other processes")
 
 
 # ----------------------------------------------------------------------------- notebook
@@ -206,7 +122,7 @@ def _reply(sock: socket.socket, value: Any) -> None:
     wire.send(sock, payload)
 
 
-def _serve(sock: socket.socket, guards: Guards) -> None:
+def _serve(sock: socket.socket) -> None:
     module = types.ModuleType("__main__")
     namespace = module.__dict__
     namespace.update({"__builtins__": builtins, "display": lambda *a, **k: None})
@@ -258,39 +174,44 @@ def _serve(sock: socket.socket, guards: Guards) -> None:
             if function is None:
                 _reply(sock, ("missing",))
                 continue
-            guards.on()
-            _IN_CALL[0] = True
             try:
                 result = function(*args, **kwargs)
             except BaseException as error:
-                _IN_CALL[0] = False
-                guards.off()
                 _reply(sock, ("raised", *_describe(error)))
                 continue
-            _IN_CALL[0] = False
-            guards.off()
             _reply(sock, ("result", result))
         else:
             _reply(sock, ("error", "ValueError", f"unknown request {kind!r}", []))
 
 
-def _become_copy(control: socket.socket, sock: socket.socket, guards: Guards,
-                 workdir: str) -> None:
-    """In the forked copy: forget the template's channel, silence output, serve the
-    grader."""
+def _become_copy(control: socket.socket, sock: socket.socket, setup: dict[str, Any],
+                 question: dict[str, Any]) -> None:
+    """In the forked copy: forget the template's channel, confine itself, silence
+    output, serve the grader."""
     control.close()
-    os.setpgid(0, 0)                 # the grader ends the copy and its children at once
+    os.setpgid(0, 0)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        if setup["mode"] is not None:
+            isolation.confine_copy(setup, question.get("overlays") or {})
+        isolation.remove_in_memory(list(question.get("forbid") or []))
+    except BaseException as error:   # never run a student's code unconfined
+        try:
+            wire.receive_pickle(sock)
+            _reply(sock, ("unconfined", f"{type(error).__name__}: {error}"))
+        finally:
+            os._exit(70)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
     sys.stdout = open(os.devnull, "w")
     sys.stderr = open(os.devnull, "w")
+    workdir = os.getcwd()
     if workdir not in sys.path:
         sys.path.insert(0, workdir)  # the student's own files import as in a notebook
     try:
-        _serve(sock, guards)
+        _serve(sock)
     finally:
         os._exit(0)
 
@@ -299,6 +220,25 @@ def main(fd: int) -> None:
     control = socket.socket(fileno=fd)
     setup = wire.receive_pickle(control)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    problem = None
+    if setup["mode"] is not None:
+        try:
+            for folder in setup.get("cgroups", []):    # this process and all it forks
+                with open(os.path.join(folder, "cgroup.procs"), "w") as procs:
+                    procs.write(str(os.getpid()))
+            with open("/proc/self/oom_score_adj", "w") as adjust:
+                adjust.write("-1000")
+        except OSError:
+            pass
+        try:
+            isolation.enter_root(setup)
+        except (isolation.IsolationError, OSError) as error:
+            problem = f"{type(error).__name__}: {error}"
+    else:
+        os.chdir(setup["handout"])
+    if problem is not None:
+        wire.send(control, wire.encode(("failed", problem)))
+        return
     try:
         import matplotlib
 
@@ -310,10 +250,8 @@ def main(fd: int) -> None:
             importlib.import_module(name)
         except Exception:
             pass
-    guards = Guards(setup["forbid"])
-    sys.addaudithook(_refuse_processes)
-    workdir = os.getcwd()
-    wire.send(control, wire.encode(("ready", len(guards.swaps))))
+    removed = isolation.remove_in_memory(setup["forbid_in_memory"])
+    wire.send(control, wire.encode(("ready", removed)))
     while True:
         try:
             request = wire.receive_pickle(control)
@@ -324,16 +262,30 @@ def main(fd: int) -> None:
             pid = os.fork()
             if pid == 0:
                 ours.close()
-                _become_copy(control, theirs, guards, workdir)
+                _become_copy(control, theirs, setup, request[1])
             theirs.close()
             socket.send_fds(control, [b"F" + struct.pack(">Q", pid)], [ours.fileno()])
             ours.close()
         elif request[0] == "reap":
+            code = None
             try:
-                _, status = os.waitpid(request[1], 0)
-                code = os.waitstatus_to_exitcode(status)
+                done, status = os.waitpid(request[1], os.WNOHANG)
+                if done:
+                    code = os.waitstatus_to_exitcode(status)
             except ChildProcessError:
-                code = None
+                pass
+            if setup["mode"] is not None:       # forks, setsid orphans, everything
+                code = isolation.kill_all_but_me().get(request[1], code)
+            else:
+                try:
+                    os.killpg(request[1], signal.SIGKILL)
+                except OSError:
+                    pass
+                if code is None:
+                    try:
+                        code = os.waitstatus_to_exitcode(os.waitpid(request[1], 0)[1])
+                    except ChildProcessError:
+                        pass
             wire.send(control, wire.encode(("reaped", code)))
         else:
             return

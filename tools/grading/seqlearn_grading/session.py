@@ -12,16 +12,18 @@ student's function.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from seqlearn_grading import wire
+from seqlearn_grading import isolation, wire
 from seqlearn_grading.notebook import Cell
 
 
@@ -62,25 +64,85 @@ def _sendable(value: Any) -> Any:
 
 
 class Template:
-    """A clean Python with the assignment's libraries loaded, forked once per
-    question."""
+    """A clean Python with the assignment's libraries loaded, inside namespaces of its
+    own (:mod:`seqlearn_grading.isolation`), forked once per question.
 
-    def __init__(self, workdir: str, preload: list[str], forbid: list[str]):
+    ``forbid`` names the references no question's code may reach; ``unisolated``
+    allows grading on a machine without namespaces (the student's code then runs as
+    the grader, which the report says).
+    """
+
+    count = 0
+
+    def __init__(self, workdir: str, preload: list[str], forbid: list[str], *,
+                 unisolated: bool = False):
+        self.mode = isolation.isolation_mode()
+        if os.environ.get("SEQLEARN_GRADING_UNISOLATED") == "force":
+            self.mode = None       # only to show what the walls stop (tests, demos)
+        if self.mode is None and not unisolated:
+            raise AutograderProblem(
+                "this machine allows no Linux namespaces (unshare failed as root and "
+                "in a user namespace), so a student's code would run as the grader; "
+                "grading refused (set unisolated: true in the plugin's configuration, "
+                "or SEQLEARN_GRADING_UNISOLATED=1, only for trusted submissions)")
+        Template.count += 1
+        self.scratch = tempfile.mkdtemp(prefix="seqlearn-sandbox-")
+        os.chmod(self.scratch, 0o700)
+        self.per_question: dict[tuple[str, ...], dict[str, Any]] = {}
+        overlays, in_memory = isolation.strip_functions(
+            forbid, os.path.join(self.scratch, "forbidden"))
+        modules = list(preload) + ["seqlearn_grading"] + \
+            [d.split(".")[0] for d in forbid]
+        self.cgroups = isolation.make_cgroups(
+            f"seqlearn-sandbox-{os.getpid()}-{Template.count}") \
+            if self.mode == "root" else []
+        root = os.path.join(self.scratch, "root")
+        os.mkdir(root)
+        setup = {"mode": self.mode, "root": root, "handout": workdir,
+                 "read_only": isolation.read_only_paths(modules),
+                 "overlays": overlays, "forbid_in_memory": in_memory,
+                 "preload": preload, "cgroups": self.cgroups}
         self.control, theirs = socket.socketpair()
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                    MPLBACKEND="Agg")
         starter = ("import sys; from seqlearn_grading.sandbox import main; "
                    "main(int(sys.argv[1]))")
+        command = isolation.template_command(
+            self.mode, [isolation.python_executable(), "-I", "-c", starter,
+                        str(theirs.fileno())])
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", starter, str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),), cwd=workdir, env=env,
+            command, pass_fds=(theirs.fileno(),), cwd="/", env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
-        wire.send_pickle(self.control, {"preload": preload, "forbid": forbid})
+        wire.send_pickle(self.control, setup)
         self.ready = False
-        self.guards = 0
+        self.removed = 0
+
+    def isolation(self) -> str:
+        """One line for the report: how the student's code is kept from the grader."""
+        if self.mode is None:
+            return ("NOT ISOLATED: no namespaces here; the student's code ran as "
+                    "the grader, with the grader's files in reach")
+        who = "the user nobody" if self.mode == "root" else \
+            "a user namespace without capabilities"
+        walls = (f"sandbox: PID, mount, network, IPC and UTS namespaces; a read-only "
+                 f"root of its own; {who}; own /tmp per question")
+        if self.cgroups:
+            walls += "; cgroup limits on memory and processes"
+        return walls
+
+    def question_config(self, forbid: list[str]) -> dict[str, Any]:
+        """What a copy removes for a question that forbids more than the assignment."""
+        key = tuple(sorted(forbid))
+        if key not in self.per_question:
+            folder = os.path.join(self.scratch, f"question-{len(self.per_question)}")
+            overlays, _ = isolation.strip_functions(list(key), folder)
+            contents = {original: open(replacement, "rb").read() if replacement else None
+                        for original, replacement in overlays.items()}
+            self.per_question[key] = {"overlays": contents, "forbid": list(key)}
+        return self.per_question[key]
 
     def wait_ready(self, timeout: float = 600.0) -> None:
         if self.ready:
@@ -89,13 +151,17 @@ class Template:
             reply = wire.decode(wire.receive(self.control, timeout))
         except (wire.Timeout, wire.WireError, OSError) as error:
             raise AutograderProblem(f"the sandbox did not start ({error!r})") from None
+        if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "failed":
+            raise AutograderProblem(f"the sandbox could not isolate itself: {reply[1]}")
         if not (isinstance(reply, tuple) and reply and reply[0] == "ready"):
             raise AutograderProblem(f"the sandbox did not start (it said {reply!r})")
-        self.ready, self.guards = True, reply[1]
+        self.ready, self.removed = True, reply[1]
 
-    def fork(self) -> tuple[int, socket.socket]:
+    def fork(self, forbid: list[str] | None = None) -> tuple[int, socket.socket]:
+        """A fresh copy; ``forbid`` names references removed in this copy only."""
         self.wait_ready()
-        wire.send_pickle(self.control, ("fork",))
+        config = self.question_config(forbid) if forbid else {}
+        wire.send_pickle(self.control, ("fork", config))
         data, fds = b"", []
         while len(data) < 9:
             chunk, more, _, _ = socket.recv_fds(self.control, 9 - len(data), 1)
@@ -133,6 +199,8 @@ class Template:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             pass
+        isolation.remove_cgroups(self.cgroups)
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class NotAFunction:
@@ -173,6 +241,7 @@ class Question:
     bad_cells: dict[int, str]                    # shared by all questions of a notebook
     imports: list[str] = field(default_factory=list)
     references: dict[str, str] = field(default_factory=dict)
+    forbid: list[str] = field(default_factory=list)  # removed for this question only
     notes: list[str] = field(default_factory=list)
     spent: float = 0.0
     pid: int | None = None
@@ -184,29 +253,39 @@ class Question:
 
     def _kill(self) -> int | None:
         code = None
-        if self.pid is not None:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                try:
-                    os.kill(self.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        if self.pid is not None:          # a PID of the sandbox's namespace: it reaps
             code = self.template().reap(self.pid)
         if self.sock is not None:
             self.sock.close()
         self.pid, self.sock, self.started = None, None, False
         return code
 
-    def _ask(self, request: tuple, timeout: float) -> Any:
+    def _ask(self, request: tuple, timeout: float, shapes: dict[str, int]) -> Any:
         wire.send_pickle(self.sock, request)
-        return wire.decode(wire.receive(self.sock, timeout))
+        return self._checked(wire.decode(wire.receive(self.sock, timeout)), shapes)
+
+    def _checked(self, reply: Any, shapes: dict[str, int]) -> Any:
+        """``reply`` if it is one of ``shapes`` ({first item: length}); the copy is
+        ended otherwise (it is the student's process: a cell that forks and keeps
+        running answers the grader too, out of turn)."""
+        if isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "unconfined":
+            self._kill()
+            raise AutograderProblem(f"the sandbox could not confine a question's copy: "
+                                    f"{reply[1]}")
+        if not (isinstance(reply, tuple) and reply and isinstance(reply[0], str)
+                and shapes.get(reply[0]) == len(reply)):
+            self._kill()
+            raise ProcessEnded("the process running your notebook answered the grader "
+                               "out of turn (does a cell start processes that keep "
+                               "running?)")
+        return reply
 
     def _exec(self, cell: Cell) -> bool:
         """Run one cell; False when it ran too long or ended the process (it is then
         bad)."""
         try:
-            reply = self._ask(("exec", cell.index, cell.source), self.limits.cell)
+            reply = self._ask(("exec", cell.index, cell.source), self.limits.cell,
+                              {"ok": 1, "error": 4})
         except wire.Timeout:
             self._kill()
             self.bad_cells[cell.index] = f"it ran longer than {self.limits.cell:g} s"
@@ -216,15 +295,19 @@ class Question:
             self.bad_cells[cell.index] = (f"it ended the Python process (exit code "
                                           f"{code})")
             return False
+        except ProcessEnded as error:
+            self.bad_cells[cell.index] = str(error)
+            return False
         if reply[0] == "error" and cell.question == self.name:
-            self.notes.append(f"cell {cell.index} raised {reply[1]}: {reply[2][:300]}")
+            self.notes.append(f"cell {cell.index} raised {reply[1]}: "
+                              f"{str(reply[2])[:300]}")
         return True
 
     def start(self) -> None:
         if self.started:
             return
         while True:
-            self.pid, self.sock = self.template().fork()
+            self.pid, self.sock = self.template().fork(self.forbid)
             for cell in self.cells:
                 if cell.index in self.bad_cells:
                     continue
@@ -235,11 +318,12 @@ class Question:
         if self.references:
             try:
                 reply = self._ask(("references", self.imports, self.references),
-                                  self.limits.cell)
-            except (wire.Timeout, wire.WireError, OSError):
+                                  self.limits.cell, {"ok": 2})
+            except (wire.Timeout, wire.WireError, OSError, ProcessEnded):
                 self._kill()
                 raise AutograderProblem("the model answers of the earlier questions "
-                                        "could not be loaded") from None
+                                        "could not be loaded in the process running "
+                                        "your notebook") from None
             if reply[1]:
                 raise AutograderProblem(f"model answers missing: {reply[1]}")
         self.started = True
@@ -259,8 +343,9 @@ class Question:
         non-function."""
         try:
             self.start()
-            reply = self._ask(("lookup", name), self.limits.cell)
-        except (wire.Timeout, wire.WireError, OSError):
+            reply = self._ask(("lookup", name), self.limits.cell,
+                              {"missing": 1, "value": 2, "callable": 1})
+        except (wire.Timeout, wire.WireError, OSError, ProcessEnded):
             self._kill()
             return RemoteFunction(self, name)        # its call says what went wrong
         if reply[0] == "missing":
@@ -309,14 +394,17 @@ class Question:
                                f"{code}: sys.exit, os._exit or a crash)") from None
         self.spent += time.monotonic() - begun
         try:
-            reply = wire.decode(payload)
+            reply = self._checked(wire.decode(payload),
+                                  {"result": 2, "raised": 4, "missing": 1})
         except wire.WireError as error:
             raise AssertionError(f"{name} returned something the autograder cannot "
                                  f"read ({error})") from None
         if reply[0] == "result":
             return reply[1]
         if reply[0] == "raised":
-            raise _student_error(str(reply[1]), str(reply[2]), list(reply[3]), name)
+            where = reply[3] if isinstance(reply[3], list) else []
+            raise _student_error(str(reply[1]), str(reply[2]), [str(w) for w in where],
+                                 name)
         if reply[0] == "missing":
             raise AssertionError(f"{name} is not defined: run the cell that defines it")
         raise AutograderProblem(f"unexpected reply {reply[0]!r}")
