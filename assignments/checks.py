@@ -24,7 +24,13 @@ runs and sets ``GRADING_SEED``: the hidden tests then draw fresh inputs with
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import pickle
+import select
+import signal
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -40,16 +46,76 @@ RTOL32, ATOL32 = 1e-4, 1e-5
 ``ATOL32`` is scaled by the largest magnitude of the reference."""
 
 GRADING_SEED: int | None = None
-"""Set by the autograder to a fresh number for every grading run; None in a student's
-copy."""
+"""Set by the autograder to a fresh secret number for every grading run; None in a
+student's copy."""
 
 
 def seed(offset: int) -> int:
-    """A seed for a hidden test's random inputs: ``offset`` in a student's notebook, a
-    number drawn afresh for every grading run when the autograder grades."""
+    """A seed for a hidden test's random inputs: ``offset`` in a student's notebook;
+    when the autograder grades, a keyed hash of ``offset`` under the secret
+    ``GRADING_SEED``, so that one seed a student's function receives (or reads from a
+    generator) tells nothing about the seeds of the evaluation data."""
     if GRADING_SEED is None:
         return offset
-    return (GRADING_SEED * 7919 + offset) % 2 ** 31
+    digest = hashlib.blake2b(str(offset).encode(), digest_size=8,
+                             key=str(GRADING_SEED).encode()).digest()
+    return int.from_bytes(digest, "big") % 2 ** 31
+
+
+def within(seconds: float, function: Callable, *args: Any) -> Any:
+    """``function(*args)``, computed in a child process that is killed after
+    ``seconds``: for grader-side work on a student's answer that may never end (SymPy's
+    ``simplify`` of a hostile expression). Raises AssertionError when time runs out.
+    Where there is no ``fork`` (Windows), the call runs here, without a limit."""
+    if not hasattr(os, "fork"):
+        return function(*args)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # the child: compute, send, vanish
+        os.close(read)
+        try:
+            try:
+                payload = pickle.dumps(("ok", function(*args)))
+            except BaseException as error:       # noqa: BLE001 - sent to the parent
+                payload = pickle.dumps(("error", f"{type(error).__name__}: {error}"))
+            with os.fdopen(write, "wb") as out:
+                out.write(payload)
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks, deadline = [], time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise AssertionError(f"the comparison did not finish within "
+                                     f"{seconds:g} s: simplify your answer")
+            chunk = os.read(read, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
+    if not chunks:
+        raise AssertionError("the comparison ended without a result")
+    status, value = pickle.loads(b"".join(chunks))
+    if status == "error":
+        raise AssertionError(f"the comparison failed: {value}")
+    return value
+
+
+def _difference_is_zero(got: Any, expected: Any) -> bool:
+    import sympy
+
+    return bool(sympy.simplify(sympy.sympify(got) - expected) == 0)
+
+
+def symbolic_equal(got: Any, expected: Any, seconds: float = 30.0) -> bool:
+    """Whether ``simplify(got - expected)`` is 0, within ``seconds`` (see
+    :func:`within`)."""
+    return within(seconds, _difference_is_zero, got, expected)
 
 
 def require(function: Any, name: str) -> Callable:

@@ -91,6 +91,35 @@ def test_seeds_are_fixed_for_students_and_fresh_for_the_autograder(monkeypatch):
     assert checks.seed(5) != (123 * 7919 + 5) % 2 ** 31
 
 
+def test_one_grading_seed_tells_nothing_of_another(monkeypatch):
+    """A keyed hash: the differences between the seeds of two offsets change with the
+    secret, so a student's function that is given seed(601) cannot compute seed(600)."""
+    differences = set()
+    for secret in range(50):
+        monkeypatch.setattr(checks, "GRADING_SEED", secret)
+        differences.add((checks.seed(601) - checks.seed(600)) % 2 ** 31)
+        assert len({checks.seed(k) for k in range(600, 700)}) == 100
+    assert len(differences) == 50
+
+
+def test_within_stops_endless_work_and_passes_results_and_errors():
+    import sympy
+
+    assert checks.within(10, sum, [1, 2, 3]) == 6
+    with pytest.raises(AssertionError, match="comparison failed: ZeroDivisionError"):
+        checks.within(10, lambda: 1 / 0)
+    with pytest.raises(AssertionError, match="did not finish within 1 s"):
+        checks.within(1, lambda: [None for _ in iter(int, 1)])
+    d = sympy.Symbol("d", positive=True)
+    assert checks.symbolic_equal(d * (1 + d) - d, d ** 2)
+    assert not checks.symbolic_equal(d, d ** 2)
+    big = sympy.Pow(10, sympy.Pow(10, 12, evaluate=False), evaluate=False)
+    other = sympy.Pow(10, sympy.Add(10 ** 12, 0, evaluate=False), evaluate=False)
+    with pytest.raises(AssertionError, match="within 2 s"):
+        checks.symbolic_equal(sympy.Add(d, big, sympy.Mul(-1, other, evaluate=False),
+                                        evaluate=False), d, seconds=2)
+
+
 def test_none_and_wrong_types_are_named():
     with pytest.raises(AssertionError, match="y is None: does the function return it"):
         checks.assert_close(None, np.zeros(2), "y")
