@@ -117,8 +117,13 @@ def grade_one(submission: Path, args: argparse.Namespace) -> dict:
     results = args.output / "results" / student
     results.mkdir(parents=True, exist_ok=True)
     results_json = results / "results.json"
+    timing = results / "seconds.txt"
     if args.reuse and results_json.is_file():
-        return {"student": student, "status": "ok (reused)", "seconds": 0.0}
+        try:
+            seconds = float(timing.read_text())
+        except (OSError, ValueError):
+            seconds = float("nan")
+        return {"student": student, "status": "ok (reused)", "seconds": seconds}
     results_json.unlink(missing_ok=True)
     command = [sys.executable, "-m", "otter", "run", "--no-logo", "-a",
                str(args.autograder.resolve()), "-o", str(results.resolve()),
@@ -136,7 +141,9 @@ def grade_one(submission: Path, args: argparse.Namespace) -> dict:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             status = f"stopped after {args.timeout:g} s"
-    return {"student": student, "status": status, "seconds": time.monotonic() - begun}
+    seconds = time.monotonic() - begun
+    timing.write_text(f"{seconds:.1f}\n")           # what --reuse reports later
+    return {"student": student, "status": status, "seconds": seconds}
 
 
 def read_marks(path: Path | None) -> dict[str, dict[str, float]]:
@@ -201,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         for q, (_, most) in scores.items():
             possible[q] = max(possible[q], float(most or 0))
     possible.update({q: float(p) for q, p in written.items()})
+    unmarked = []
     with open(args.output / "grades.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student", *questions, "autograded", "written", "total",
@@ -213,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
                 if q in written:
                     mark = own.get(q)
                     cells.append("" if mark is None else f"{mark:g}")
+                    if mark is None and student not in unmarked:
+                        unmarked.append(student)
                     if mark is not None:
                         hand = (hand or 0.0) + mark
                 else:
@@ -230,6 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"autograded questions: {', '.join(auto_questions)}; written: "
           f"{', '.join(written) or 'none'} "
           f"(marks from {args.marks or 'no --marks file'})")
+    if unmarked:
+        print(f"warning: {len(unmarked)} of {len(rows)} students have written answers "
+              f"without a mark, which their totals count as 0: "
+              f"{', '.join(unmarked[:10])}{' ...' if len(unmarked) > 10 else ''} "
+              f"(fill in {form} and pass it as --marks)")
     return 0
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import attacks
 import gallery
 import grading
 from grading import master_names
@@ -57,6 +58,9 @@ def runs(generated: dict[str, Path]) -> dict[tuple[str, str], dict]:
                              initializer=grading.quiet) as pool:
         name = grading.GUIDE_SUBMISSIONS[0]
         jobs[name, "guide"] = pool.submit(grading.run_guide, str(generated[name]))
+        for name in attacks.ATTACKS:
+            jobs[name, "class"] = pool.submit(grading.grade_class, name,
+                                              str(generated[name]))
         order = sorted(((n, v) for n in generated for v in gallery.GALLERY[n]),
                        key=lambda nv: (gallery.GALLERY[nv[0]][nv[1]].base != "solution",
                                        nv[0] != "attention"))
@@ -91,3 +95,23 @@ def pytest_terminal_summary(terminalreporter) -> None:
             f"{name:>16} | {variant:<30} | {grades['total']:4g} of "
             f"{grades['possible']:g} ({sum(deserved.values()):g}) | "
             f"{grades['seconds']:5.1f} s")
+    classes = [(name, FINISHED[name, "class"]) for name in attacks.ATTACKS
+               if (name, "class") in FINISHED]
+    if classes:
+        terminalreporter.section("attacks graded with classmates by grade_folder.py: "
+                                 "autograded points (deserved)")
+    for name, graded in classes:
+        found = questions(name)
+        points = {q["name"]: q["total"] for q in found}
+        written = {q["name"] for q in found if q.get("manual")}
+        table = {**gallery.GALLERY[name], **attacks.ATTACKS[name]}
+        for student, variant in graded["students"].items():
+            row = graded["rows"].get(student, {})
+            deserved = gallery.expected_scores(table[variant], points, written)
+            terminalreporter.write_line(
+                f"{name:>12} | {student:<5} | {variant:<42} | "
+                f"{row.get('autograded', '?'):>4} ({sum(deserved.values()):g}) | "
+                f"{float(row.get('seconds') or 0):5.1f} s")
+        terminalreporter.write_line(f"{name:>12} | the whole folder: "
+                                    f"{graded['seconds']:.0f} s; alive afterwards: "
+                                    f"{len(graded['left'])}")

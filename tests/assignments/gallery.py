@@ -33,7 +33,9 @@ PROMPT = re.compile(r"^(?:<!--\s*BEGIN QUESTION\s*-->\s*)?\*\*Question (\d+)\b")
 class Variant:
     base: str                                    # "blank" (the handout) or "solution"
     expected: dict[str, float]             # questions whose score is not the default
-    answers: dict[str, str] = field(default_factory=dict)   # question -> its answer
+    answers: dict[str, Any] = field(default_factory=dict)   # question -> its answer
+    # (source; None: the model answer, then the kernel ends; a function: made from the
+    # model answer's source)
     cells: list[tuple[str, str]] = field(default_factory=list)  # (after, new cell)
     hardcode: list[str] = field(default_factory=list)   # answers that copy the public
     # tests' expected outputs
@@ -883,7 +885,7 @@ def build(name: str, variant_name: str, folder: str, out: str) -> str:
     """Write the submission ``variant_name`` of assignment ``name`` to ``out``."""
     from seqlearn_grading.notebook import model_answers
 
-    variant = GALLERY[name][variant_name]
+    variant = GALLERY[name].get(variant_name) or _attacks()[name][variant_name]
     folder_path = Path(folder)
     nb = nbformat.read(folder_path / "student" / f"{name}.ipynb", as_version=4)
     solved = nbformat.read(folder_path / "autograder" / f"{name}.ipynb", as_version=4)
@@ -912,6 +914,8 @@ def build(name: str, variant_name: str, folder: str, out: str) -> str:
     for question, code in variant.answers.items():
         if code is None:                             # the model answer, then os._exit
             new_sources[question] = solutions[question] + "\n" + G_KILL
+        elif callable(code):                         # made from the model answer
+            new_sources[question] = code(solutions[question])
         else:
             new_sources[question] = code
     for question, source in new_sources.items():
@@ -925,6 +929,12 @@ def build(name: str, variant_name: str, folder: str, out: str) -> str:
     nb = copy.deepcopy(nb)
     nbformat.write(nb, out)
     return out
+
+
+def _attacks() -> dict[str, dict[str, Variant]]:
+    import attacks
+
+    return attacks.ATTACKS
 
 
 def expected_scores(variant: Variant, points: dict[str, float],

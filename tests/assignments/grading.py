@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
@@ -98,6 +99,72 @@ def grade_variant(name: str, variant: str, folder: str) -> dict:
         path = gallery.build(name, variant, folder,
                              str(Path(scratch) / f"{name}.ipynb"))
         return grade(path, str(Path(folder) / "autograder"))
+
+
+def processes_marked(token: str) -> list[str]:
+    """The host's processes whose environment holds ``token``, as ``PID command``.
+
+    ``grade_class`` gives its grading run a token of its own: the sandbox's template,
+    process 1 of each sandbox's namespace, inherits it from the grader, and a student's
+    process cannot outlive its template (the kernel ends a PID namespace with its first
+    process), so any process left from the run shows the token, on its template at
+    least, while processes of gradings that run at the same time do not.
+    """
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if token.encode() not in f.read():
+                        continue
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    found.append(f"{entry} {f.read()[:80]!r}")
+            except OSError:
+                pass
+    return found
+
+
+def grade_class(name: str, folder: str) -> dict:
+    """Grade the attacks of ``attacks.ATTACKS[name]`` between correct classmates, in one
+    folder, with ``tools/grade_folder.py`` as an instructor would.
+
+    Returns grades.csv's rows by student, the feedback files, what is left of the
+    students' processes afterwards, the marks an orphan could have left in the output
+    folder and the seconds the run took.
+    """
+    import attacks
+    import gallery
+
+    students = {**attacks.classmates(name),
+                **{f"m{i:02d}": variant for i, variant in
+                   enumerate(attacks.ATTACKS[name])}}
+    begun = time.monotonic()
+    with tempfile.TemporaryDirectory() as scratch:
+        submissions, out = Path(scratch) / "submissions", Path(scratch) / "grades"
+        submissions.mkdir()
+        for student, variant in students.items():
+            gallery.build(name, variant, folder, str(submissions / f"{student}.ipynb"))
+        zips = glob.glob(os.path.join(folder, "autograder", "*-autograder_*.zip"))
+        token = f"grade-class-{name}-{uuid.uuid4().hex}"
+        done = subprocess.run(
+            [str(ROOT / ".venv" / "bin" / "python"),
+             str(ROOT / "tools" / "grade_folder.py"), zips[0], str(submissions),
+             str(out), "--timeout", "600"],
+            capture_output=True, text=True,
+            env={**os.environ, "SEQLEARN_GRADING_TEST_RUN": token})
+        seconds = time.monotonic() - begun
+        time.sleep(1.0)                          # an orphan would have had its chance
+        left = processes_marked(token)
+        with open(out / "grades.csv", newline="") as f:
+            rows = {row["student"]: row for row in csv.DictReader(f)}
+        haunted = [str(p) for p in Path(scratch).rglob("HAUNTED")]
+        results = {p.parent.name: p.read_text()
+                   for p in (out / "results").glob("*/results.json")}
+        feedback = {p.stem: p.read_text() for p in (out / "feedback").glob("*.txt")}
+    return {"students": students, "rows": rows, "left": left, "haunted": haunted,
+            "results": results, "feedback": feedback, "seconds": seconds,
+            "returncode": done.returncode,
+            "output": (done.stdout + done.stderr)[-3000:]}
 
 
 GUIDE = ASSIGNMENTS / "pages" / "guide.md"

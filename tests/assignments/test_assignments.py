@@ -26,6 +26,7 @@ import nbformat
 import pytest
 import yaml
 
+import attacks
 import gallery
 import grading
 from grading import master_names
@@ -152,8 +153,9 @@ def test_configuration(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_grading_plugin_configuration(name):
-    """Forbidden references that exist; model answers only of earlier questions; one
-    question (the training one) with a longer time limit."""
+    """Forbidden references that exist (functions, or objects such as autograd's
+    engine); model answers only of earlier questions; one question (the training one)
+    with a longer time limit."""
     import importlib
 
     plugin = plugin_config(name)
@@ -168,7 +170,8 @@ def test_grading_plugin_configuration(name):
             for part in parts[cut:]:
                 obj = getattr(obj, part, None)
             break
-        assert callable(obj), f"{name}: forbid names {dotted}, which does not exist"
+        assert obj is not None and not isinstance(obj, type(importlib)), (
+            f"{name}: forbid names {dotted}, which does not exist")
     found = questions(name)
     order = [q["name"] for q in found]
     defined = {}
@@ -406,6 +409,37 @@ def test_messages_of_tampering_and_crashes(runs):
     assert "NaN" in nan, nan[:800]
 
 
+@pytest.mark.parametrize("name", sorted(attacks.ATTACKS))
+def test_attacks_graded_with_classmates_score_what_they_deserve(name, runs):
+    """``grading.grade_class``: a determined student's attacks, graded by
+    tools/grade_folder.py in one folder with correct classmates before and after them,
+    each score what they deserve, question by question; the classmates' marks are
+    those they deserve; no student's process is alive afterwards, and nothing marked the
+    output folder."""
+    graded = runs[name, "class"]
+    assert graded["returncode"] == 0, graded["output"]
+    found = questions(name)
+    points = {q["name"]: q["total"] for q in found}
+    written = {q["name"] for q in found if q.get("manual")}
+    table = {**gallery.GALLERY[name], **attacks.ATTACKS[name]}
+    wrong = {}
+    for student, variant in graded["students"].items():
+        row = graded["rows"][student]
+        assert row["status"].startswith("ok"), (student, variant, row,
+                                                graded["output"])
+        expected = gallery.expected_scores(table[variant], points, written)
+        for question, score in expected.items():
+            if question not in written and float(row[question]) != score:
+                wrong[student, variant, question] = (float(row[question]), score)
+    details = {key: graded["feedback"].get(key[0], "")[:1200] for key in wrong}
+    assert not wrong, f"{name}: (got, deserved) {wrong}\n{details}"
+    assert graded["left"] == [], f"alive after grading: {graded['left']}"
+    assert graded["haunted"] == [], graded["haunted"]
+    for student in ("aaron", "zoe"):
+        autograded = sum(points[q] for q in points if q not in written)
+        assert float(graded["rows"][student]["autograded"]) == autograded
+
+
 def test_guide_commands_run_as_written(runs):
     """Every command of the guide, in order, in a scratch clone (``grading.run_guide``):
     each ends with exit status 0, the folders it writes to exist by then, and what it
@@ -473,6 +507,13 @@ def test_guide_grades_a_folder_into_one_csv_with_written_answers(runs):
               for row in csv.DictReader(io.StringIO(files["grades/grades.csv"]))}
     alice = marked["alice"]
     assert alice[written[0]] == "1.5" and alice["written"] == "1.5", alice
+    assert alice["seconds"] == rows["alice"]["seconds"] != "0.0", (alice, rows["alice"])
+    first, *_, marking = [output for command, _, _, output in guide["steps"]
+                          if "grade_folder.py" in command and "--written-only"
+                          not in command]
+    warning = "warning: 3 of 3 students have written answers without a mark"
+    assert warning in first, first
+    assert "warning" not in marking, marking
     assert float(alice["total"]) == float(alice["autograded"]) + 1.5, alice
     single = json.loads(files["results/alice/results.json"])
     scores = {t["name"]: t.get("score") for t in single["tests"] if "max_score" in t}
