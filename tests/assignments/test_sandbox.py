@@ -209,7 +209,7 @@ def test_a_copy_sees_nothing_of_the_grader_and_keeps_nothing(template):
     first = Question(lambda: template, "q1", notebook, Limits(), {})
     uid, cwd, _, pids, tmp = first.call("facts", (), {})
     assert uid == (65534 if template.mode == "root" else 0) and cwd == "/student"
-    assert len(pids) == 2 and "1" in pids and tmp == []       # the template and itself
+    assert len(pids) == 2 and "1" in pids and "left" not in tmp   # template and itself
     for path in (grader_file.name, template.scratch, __file__, ROOT / "assignments",
                  ROOT / "_build"):
         assert not first.call("exists", (str(path),), {}), path
@@ -221,7 +221,7 @@ def test_a_copy_sees_nothing_of_the_grader_and_keeps_nothing(template):
         first.call("connect", (), {})
     first.close()
     second = Question(lambda: template, "q2", notebook, Limits(), {})
-    assert second.call("facts", (), {})[4] == []
+    assert "left" not in second.call("facts", (), {})[4]
     assert not second.call("exists", ("left-here",), {})
     second.close()
 
@@ -287,3 +287,33 @@ def test_floods_cost_only_their_question(template):
     again = Question(lambda: template, "q2", notebook, Limits(), {})
     assert again.call("fine", (), {}) == 1
     again.close()
+
+
+def test_packages_under_tmp_stay_visible_beside_a_fresh_tmp():
+    """A clone in a temporary folder: its packages (and .venv) live under /tmp, which
+    every copy replaces with an empty one; they stay importable, read-only, and the
+    copy's /tmp stays writable."""
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder, \
+            tempfile.TemporaryDirectory() as workdir:
+        package = Path(folder, "package_under_tmp")
+        package.mkdir()
+        (package / "__init__.py").write_text("VALUE = 7\n")
+        sys.path.insert(0, folder)
+        try:
+            made = Template(workdir, ["package_under_tmp"], [])
+            notebook = cells(f"import sys\nsys.path.insert(0, {folder!r})\n"
+                             "import package_under_tmp",
+                             "def value():\n    return package_under_tmp.VALUE",
+                             "def write(path):\n    open(path, 'w').write('x')\n"
+                             "    return True")
+            question = Question(lambda: made, "q1", notebook, Limits(), {})
+            assert question.call("value", (), {}) == 7
+            assert question.call("write", ("/tmp/mine",), {})
+            with pytest.raises(Exception, match="Read-only file system"):
+                question.call("write", (str(package / "evil.py"),), {})
+            question.close()
+        finally:
+            sys.path.remove(folder)
+            made.close()

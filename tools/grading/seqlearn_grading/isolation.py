@@ -49,9 +49,10 @@ MNT_DETACH, CLONE_NEWNS = 2, 0x00020000
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 38, 24, 47
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "ppc64le": 203, "s390x": 217}
 NAMESPACES = ["--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts"]
-WORKDIR, HANDOUT, REMOVED = "/student", "/handout", "/.removed"
-"""A copy's own working folder, where the submission's files are bound read-only, and
-where a copy keeps the replacement files of its question's own forbidden references."""
+WORKDIR, HANDOUT, REMOVED, HELD = "/student", "/handout", "/.removed", "/.held"
+"""A copy's own working folder, where the submission's files are bound read-only, where
+a copy keeps the replacement files of its question's own forbidden references, and where
+folders that live under /tmp are held (a copy's fresh /tmp would hide them)."""
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 LIMITS = {"RLIMIT_AS": 8 << 30, "RLIMIT_FSIZE": 256 << 20, "RLIMIT_NOFILE": 1024,
@@ -352,20 +353,38 @@ def enter_root(setup: dict[str, Any]) -> None:
     root = setup["root"]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)     # nothing here reaches the host
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
-    for path in setup["read_only"]:
-        _bind(path, root + path)
+    _tmpfs(root + "/tmp", TMPFS_SIZE["/tmp"])
+    # A folder under /tmp (a clone in a temporary folder, its .venv) is bound at a
+    # holding place first and from there into /tmp, here and in every copy's fresh /tmp.
+    held: dict[str, str] = {}
+    where: dict[str, str] = {}
+    for number, path in enumerate(setup["read_only"]):
+        if path.startswith("/tmp/"):
+            held[path] = where[path] = f"{HELD}/{number}"
+        else:
+            where[path] = path
+        _bind(path, root + where[path])
+
+    def inside(original: str) -> str:
+        for path, place in where.items():
+            if original == path or original.startswith(path.rstrip("/") + "/"):
+                return root + place + original[len(path):]
+        return root + original
+
     for original, replacement in setup["overlays"].items():
         if replacement == "":                    # a __pycache__ folder: hidden
-            _hide(root + original)
-        elif os.path.exists(root + original):
-            _bind(replacement, root + original)
+            _hide(inside(original))
+        elif os.path.exists(inside(original)):
+            _bind(replacement, inside(original))
+    for path, place in held.items():             # with the replacements above
+        _bind(root + place, root + path)
+    setup["held"] = held
     _bind(setup["handout"], root + HANDOUT)
     _tmpfs(root + "/dev", "1m", mode="755")
     for device in DEVICES:
         if os.path.exists(f"/dev/{device}"):
             _bind(f"/dev/{device}", f"{root}/dev/{device}", read_only=False)
     os.makedirs(root + "/dev/shm", exist_ok=True)
-    _tmpfs(root + "/tmp", TMPFS_SIZE["/tmp"])
     os.makedirs(root + WORKDIR, exist_ok=True)
     os.makedirs(root + REMOVED, exist_ok=True)
     os.makedirs(root + "/proc", exist_ok=True)
@@ -460,6 +479,8 @@ def confine_copy(setup: dict[str, Any], overlays: dict[str, bytes | None]) -> No
         raise IsolationError(f"unshare: {os.strerror(ctypes.get_errno())}")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _tmpfs("/tmp", TMPFS_SIZE["/tmp"])
+    for path, place in setup.get("held", {}).items():   # what lives under /tmp
+        _bind(place, path)
     _tmpfs("/dev/shm", TMPFS_SIZE["/dev/shm"])
     _tmpfs(WORKDIR, TMPFS_SIZE[WORKDIR], mode="700", owner=owner)
     for item in os.listdir(HANDOUT):
