@@ -269,7 +269,8 @@ def strip_functions(dotted_names: list[str], folder: str
         try:
             cache.mkdir(exist_ok=True)
         except OSError as error:
-            raise IsolationError(f"cannot create {cache} to hide it ({error})") from None
+            raise IsolationError(f"cannot create {cache} to hide it "
+                                 f"({error})") from None
         overlays[str(cache.resolve())] = ""
     return overlays, in_memory
 
@@ -470,7 +471,8 @@ def confine_copy(setup: dict[str, Any], overlays: dict[str, bytes | None]) -> No
     """In a freshly forked copy, before any student code: a mount namespace of its own
     with empty /tmp, /dev/shm and working folder (a copy of the submission's files),
     this question's own replaced files (``{original: its replacement's bytes}``, None
-    for a ``__pycache__`` folder to hide), resource limits, then no privileges at all."""
+    for a ``__pycache__`` folder to hide), resource limits, then no privileges at
+    all."""
     import resource
 
     mode = setup["mode"]
