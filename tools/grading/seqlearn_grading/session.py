@@ -139,7 +139,8 @@ class Template:
         if key not in self.per_question:
             folder = os.path.join(self.scratch, f"question-{len(self.per_question)}")
             overlays, _ = isolation.strip_functions(list(key), folder)
-            contents = {original: open(replacement, "rb").read() if replacement else None
+            contents = {original: (open(replacement, "rb").read() if replacement
+                                   else None)
                         for original, replacement in overlays.items()}
             self.per_question[key] = {"overlays": contents, "forbid": list(key)}
         return self.per_question[key]
