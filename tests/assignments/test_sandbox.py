@@ -317,3 +317,4 @@ def test_packages_under_tmp_stay_visible_beside_a_fresh_tmp():
         finally:
             sys.path.remove(folder)
             made.close()
+    assert not any(os.path.exists(group) for group in made.cgroups), made.cgroups

@@ -128,12 +128,26 @@ def make_cgroups(name: str) -> list[str]:
     return made
 
 
-def remove_cgroups(folders: list[str]) -> None:
-    for folder in folders:
-        try:
-            os.rmdir(folder)
-        except OSError:
-            pass
+def remove_cgroups(folders: list[str], wait: float = 10.0) -> list[str]:
+    """Remove the sandbox's cgroups once its last process has left them (a killed
+    process leaves a moment later); the folders that could not be removed."""
+    import time
+
+    deadline = time.monotonic() + wait
+    left = list(folders)
+    while left:
+        for folder in list(left):
+            try:
+                os.rmdir(folder)
+                left.remove(folder)
+            except FileNotFoundError:
+                left.remove(folder)
+            except OSError:
+                pass
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    return left
 
 
 def _package_dir(module: str) -> str | None:
