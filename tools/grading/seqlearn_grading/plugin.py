@@ -207,7 +207,6 @@ class SafeGrading(AbstractOtterPlugin):
         # In otter's grading container (/autograder), where namespaces are usually
         # forbidden, the container itself is the wall between students.
         unisolated = bool(self.cfg.get("unisolated")) or \
-            os.environ.get("SEQLEARN_GRADING_UNISOLATED") in ("1", "force") or \
             os.path.isdir("/autograder/source")
         self._template_args = (self.workdir, preload, forbid)
         self._template_kwargs = {"unisolated": unisolated}

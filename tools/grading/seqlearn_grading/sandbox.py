@@ -267,25 +267,20 @@ def main(fd: int) -> None:
             socket.send_fds(control, [b"F" + struct.pack(">Q", pid)], [ours.fileno()])
             ours.close()
         elif request[0] == "reap":
+            # A copy that had ended keeps its exit status until reaped (a signal to a
+            # zombie changes nothing), so killing first loses no exit code.
             code = None
-            try:
-                done, status = os.waitpid(request[1], os.WNOHANG)
-                if done:
-                    code = os.waitstatus_to_exitcode(status)
-            except ChildProcessError:
-                pass
             if setup["mode"] is not None:       # forks, setsid orphans, everything
-                code = isolation.kill_all_but_me().get(request[1], code)
+                code = isolation.kill_all_but_me().get(request[1])
             else:
                 try:
                     os.killpg(request[1], signal.SIGKILL)
                 except OSError:
                     pass
-                if code is None:
-                    try:
-                        code = os.waitstatus_to_exitcode(os.waitpid(request[1], 0)[1])
-                    except ChildProcessError:
-                        pass
+                try:
+                    code = os.waitstatus_to_exitcode(os.waitpid(request[1], 0)[1])
+                except ChildProcessError:
+                    pass
             wire.send(control, wire.encode(("reaped", code)))
         else:
             return
