@@ -104,10 +104,10 @@ def pytest_terminal_summary(terminalreporter) -> None:
         found = questions(name)
         points = {q["name"]: q["total"] for q in found}
         written = {q["name"] for q in found if q.get("manual")}
-        table = {**gallery.GALLERY[name], **attacks.ATTACKS[name]}
         for student, variant in graded["students"].items():
             row = graded["rows"].get(student, {})
-            deserved = gallery.expected_scores(table[variant], points, written)
+            deserved = gallery.expected_scores(gallery.find(name, variant), points,
+                                               written)
             terminalreporter.write_line(
                 f"{name:>12} | {student:<5} | {variant:<42} | "
                 f"{row.get('autograded', '?'):>4} ({sum(deserved.values()):g}) | "

@@ -885,7 +885,7 @@ def build(name: str, variant_name: str, folder: str, out: str) -> str:
     """Write the submission ``variant_name`` of assignment ``name`` to ``out``."""
     from seqlearn_grading.notebook import model_answers
 
-    variant = GALLERY[name].get(variant_name) or _attacks()[name][variant_name]
+    variant = find(name, variant_name)
     folder_path = Path(folder)
     nb = nbformat.read(folder_path / "student" / f"{name}.ipynb", as_version=4)
     solved = nbformat.read(folder_path / "autograder" / f"{name}.ipynb", as_version=4)
@@ -931,10 +931,12 @@ def build(name: str, variant_name: str, folder: str, out: str) -> str:
     return out
 
 
-def _attacks() -> dict[str, dict[str, Variant]]:
+def find(name: str, variant_name: str) -> Variant:
+    """The submission ``variant_name`` of assignment ``name``: from the gallery, or
+    from the attacks on the grading (``attacks.ATTACKS``)."""
     import attacks
 
-    return attacks.ATTACKS
+    return {**GALLERY[name], **attacks.ATTACKS.get(name, {})}[variant_name]
 
 
 def expected_scores(variant: Variant, points: dict[str, float],

@@ -158,11 +158,9 @@ def grade_class(name: str, folder: str) -> dict:
         with open(out / "grades.csv", newline="") as f:
             rows = {row["student"]: row for row in csv.DictReader(f)}
         haunted = [str(p) for p in Path(scratch).rglob("HAUNTED")]
-        results = {p.parent.name: p.read_text()
-                   for p in (out / "results").glob("*/results.json")}
         feedback = {p.stem: p.read_text() for p in (out / "feedback").glob("*.txt")}
     return {"students": students, "rows": rows, "left": left, "haunted": haunted,
-            "results": results, "feedback": feedback, "seconds": seconds,
+            "feedback": feedback, "seconds": seconds,
             "returncode": done.returncode,
             "output": (done.stdout + done.stderr)[-3000:]}
 
