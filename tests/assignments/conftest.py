@@ -3,10 +3,12 @@
 ``generated`` runs ``make assignments OTTER_ASSIGN=--no-run-tests`` (otter assign for
 every master notebook, into ``_build/assignments/NAME/{student,autograder}``); ``runs``
 then, in ``WORKERS`` processes, runs each untouched student notebook top to bottom,
-grades every submission of the gallery (``gallery.py``) with ``otter run`` (no Docker),
-and runs the guide's commands as written (``grading.run_guide``). The session ends
-with a table of the gallery: every submission's score, the score it deserves, and the
-time ``otter run`` took.
+grades every submission of the gallery (``gallery.py``) through one grader and sandbox
+per assignment (``grading.grade_gallery``), grades the attacks between classmates
+with ``tools/grade_folder.py``, which runs ``otter run`` per student
+(``grading.grade_class``), and runs the guide's commands as written
+(``grading.run_guide``). The session ends with a table of the gallery: every
+submission's score, the score it deserves, and the seconds its grading took.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ def generated() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def runs(generated: dict[str, Path]) -> dict[tuple[str, str], dict]:
-    """``(name, "student run" | gallery variant | "guide")`` -> the job's result.
+    """``(name, "student run" | gallery variant | "class" | "guide")`` -> the job's
+    result.
 
-    The slowest jobs (those that train) are submitted first so that the two workers
-    finish together.
+    The slowest jobs (the classes, then the galleries) are submitted first so that the
+    two workers finish together.
     """
     context = multiprocessing.get_context("spawn")  # a clean interpreter per worker
     jobs = {}
@@ -61,16 +64,18 @@ def runs(generated: dict[str, Path]) -> dict[tuple[str, str], dict]:
         for name in attacks.ATTACKS:
             jobs[name, "class"] = pool.submit(grading.grade_class, name,
                                               str(generated[name]))
-        order = sorted(((n, v) for n in generated for v in gallery.GALLERY[n]),
-                       key=lambda nv: (gallery.GALLERY[nv[0]][nv[1]].base != "solution",
-                                       nv[0] != "attention"))
-        for name, variant in order:
-            jobs[name, variant] = pool.submit(grading.grade_variant, name, variant,
-                                              str(generated[name]))
+        for name, folder in generated.items():
+            jobs[name, "gallery"] = pool.submit(
+                grading.grade_gallery, name, list(gallery.GALLERY[name]), str(folder))
         for name, folder in generated.items():
             jobs[name, "student run"] = pool.submit(
                 grading.run_like_a_student, str(folder / "student"), name)
-        FINISHED.update({key: job.result() for key, job in jobs.items()})
+        for key, job in jobs.items():
+            if key[1] == "gallery":
+                FINISHED.update({(key[0], variant): graded
+                                 for variant, graded in job.result().items()})
+            else:
+                FINISHED[key] = job.result()
     return dict(FINISHED)
 
 
@@ -84,7 +89,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
             if (name, variant) in FINISHED]
     if not rows:
         return
-    terminalreporter.section("gallery: score (deserved) and otter run's time")
+    terminalreporter.section("gallery: score (deserved) and grading time")
     for name, variant, grades in rows:
         found = questions(name)
         points = {q["name"]: q["total"] for q in found}

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from seqlearn_grading.plugin import checks_module, load_checks
+from seqlearn_grading.grader import checks_module, load_checks
 
 ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 PROMPT = re.compile(r"^(?:<!--\s*BEGIN QUESTION\s*-->\s*)?\*\*Question (\d+)\b")

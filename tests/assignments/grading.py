@@ -68,37 +68,43 @@ def run_like_a_student(student_dir: str, name: str) -> dict:
     return {"errors": errors, "checks": checks}
 
 
-def grade(submission: str, autograder_dir: str) -> dict:
-    """Grade one notebook with ``otter run`` (no Docker): the score of every
-    question."""
-    import otter.run
-
-    zips = glob.glob(os.path.join(autograder_dir, "*-autograder_*.zip"))
+def autograder_zip(folder: str) -> str:
+    """The autograder zip that ``otter assign`` wrote into ``folder/autograder``."""
+    zips = glob.glob(os.path.join(folder, "autograder", "*-autograder_*.zip"))
     if len(zips) != 1:
-        raise RuntimeError(f"expected one autograder zip in {autograder_dir}, "
+        raise RuntimeError(f"expected one autograder zip in {folder}/autograder, "
                            f"found {zips}")
-    begun = time.monotonic()
-    with tempfile.TemporaryDirectory() as out, \
-            contextlib.redirect_stdout(io.StringIO()):
-        results = otter.run.main(submission, autograder=zips[0], output_dir=out,
-                                 no_logo=True)
+    return zips[0]
+
+
+def plain(results, seconds: float) -> dict:
+    """otter's ``GradingResults`` as plain data: the score of every question, its
+    summary and which of its cases (hidden or not) passed."""
     return {"total": float(results.total), "possible": float(results.possible),
             "questions": {q: (float(r.score), float(r.possible))
                           for q, r in results.results.items()},
             "summaries": {q: r.summary() for q, r in results.results.items()},
             "cases": {q: [(c.test_case.hidden, c.passed) for c in r.test_case_results]
                       for q, r in results.results.items()},
-            "seconds": time.monotonic() - begun}
+            "seconds": seconds}
 
 
-def grade_variant(name: str, variant: str, folder: str) -> dict:
-    """Build the gallery submission ``variant`` of assignment ``name`` and grade it."""
+def grade_gallery(name: str, variants: list[str], folder: str) -> dict[str, dict]:
+    """Build the gallery submissions ``variants`` of assignment ``name`` and grade them
+    through one grader and one sandbox (``seqlearn_grading.batch``: the plugin's
+    grading without ``otter run``'s start-up per submission)."""
     import gallery
+    from seqlearn_grading.batch import Batch
 
-    with tempfile.TemporaryDirectory() as scratch:
-        path = gallery.build(name, variant, folder,
-                             str(Path(scratch) / f"{name}.ipynb"))
-        return grade(path, str(Path(folder) / "autograder"))
+    graded = {}
+    with tempfile.TemporaryDirectory() as scratch, \
+            Batch(autograder_zip(folder)) as batch:
+        for variant in variants:
+            path = gallery.build(name, variant, folder,
+                                 str(Path(scratch) / f"{name}.ipynb"))
+            begun = time.monotonic()
+            graded[variant] = plain(batch.grade(path), time.monotonic() - begun)
+    return graded
 
 
 def processes_marked(token: str) -> list[str]:
@@ -144,11 +150,11 @@ def grade_class(name: str, folder: str) -> dict:
         submissions.mkdir()
         for student, variant in students.items():
             gallery.build(name, variant, folder, str(submissions / f"{student}.ipynb"))
-        zips = glob.glob(os.path.join(folder, "autograder", "*-autograder_*.zip"))
         token = f"grade-class-{name}-{uuid.uuid4().hex}"
         done = subprocess.run(
             [str(ROOT / ".venv" / "bin" / "python"),
-             str(ROOT / "tools" / "grade_folder.py"), zips[0], str(submissions),
+             str(ROOT / "tools" / "grade_folder.py"), autograder_zip(folder),
+             str(submissions),
              str(out), "--timeout", "600"],
             capture_output=True, text=True,
             env={**os.environ, "SEQLEARN_GRADING_TEST_RUN": token})

@@ -439,6 +439,23 @@ def test_attacks_graded_with_classmates_score_what_they_deserve(name, runs):
         assert float(graded["rows"][student]["autograded"]) == autograded
 
 
+@pytest.mark.parametrize("name", sorted(attacks.ATTACKS))
+def test_one_sandbox_for_the_gallery_grades_as_otter_run_does(name, runs):
+    """The gallery is graded through one grader and sandbox per assignment
+    (``seqlearn_grading.batch``); the classmates graded with ``otter run`` by
+    tools/grade_folder.py (a correct and a one-bug submission) get the same points,
+    question by question, both ways."""
+    graded = runs[name, "class"]
+    for student, variant in attacks.classmates(name).items():
+        row = graded["rows"][student]
+        by_otter_run = {q: float(row[q]) for q in runs[name, variant]["questions"]
+                        if row.get(q, "") != ""}        # written ones: blank, unmarked
+        batched = {q: score
+                   for q, (score, _) in runs[name, variant]["questions"].items()
+                   if q in by_otter_run}
+        assert batched and batched == by_otter_run, (name, student, variant)
+
+
 def test_guide_commands_run_as_written(runs):
     """Every command of the guide, in order, in a scratch clone (``grading.run_guide``):
     each ends with exit status 0, the folders it writes to exist by then, and what it

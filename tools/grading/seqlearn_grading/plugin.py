@@ -23,6 +23,9 @@ grader:
 3. Written questions get an entry worth their points, at zero until marked by hand, so
    that the totals count them.
 
+Steps 1 to 3 are :class:`seqlearn_grading.grader.Grading`, which this plugin makes once
+per submission; :mod:`seqlearn_grading.batch` grades many notebooks through one.
+
 Configuration (all optional)::
 
     plugins:
@@ -43,69 +46,22 @@ preload and the written questions' points (``during_generate``).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import glob
-import importlib
-import importlib.util
 import os
 import pathlib
-import re
-import secrets
 import shutil
-import sys
 import tempfile
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any
 
 import nbformat
 import yaml
 from otter.plugins import AbstractOtterPlugin
-from otter.test_files import ExceptionTestFile, TestCase, TestCaseResult
 
-from seqlearn_grading.notebook import (imported_modules, model_answers,
-                                       read_student_notebook)
-from seqlearn_grading.session import (AutograderProblem, Environment, Limits,
-                                      ProcessEnded, Question, Template)
-
-PLUGIN = "seqlearn_grading.SafeGrading"
-SUSPICIOUS = re.compile(r"\btorch\s*\.\s*(?:ops|_C)\b|\bctypes\b|_execution_engine")
-"""What reaches torch's compiled operators or C code past the removed references."""
-BASE_PRELOAD = ["numpy", "torch", "seqlearn"]
-"""Loaded by every sandbox template; the modules that the master notebook imports come
-too."""
-
-
-def load_checks(path: pathlib.Path, seed: int | None = None) -> Any:
-    """A private copy of the comparison helper ``checks.py`` at ``path``, its
-    ``GRADING_SEED`` set to ``seed``."""
-    spec = importlib.util.spec_from_file_location("checks", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.GRADING_SEED = seed
-    return module
-
-
-@contextlib.contextmanager
-def checks_module(module: Any) -> Iterator[Any]:
-    """``import checks`` gives ``module`` inside the ``with`` block (the tests import
-    their comparison helper by that name)."""
-    saved = sys.modules.get("checks")
-    sys.modules["checks"] = module
-    try:
-        yield module
-    finally:
-        if saved is None:
-            sys.modules.pop("checks", None)
-        else:
-            sys.modules["checks"] = saved
-
-
-def _question_number(name: str) -> int:
-    found = re.fullmatch(r"q(\d+)", name)
-    return int(found.group(1)) if found else 10 ** 6
-
+from seqlearn_grading.grader import BASE_PRELOAD, PLUGIN, Graded, Grading
+from seqlearn_grading.notebook import imported_modules, model_answers
 
 def written_questions(master: pathlib.Path) -> dict[str, float]:
     """``{question: points}`` of the ``manual: true`` questions of a master notebook."""
@@ -173,20 +129,9 @@ class SafeGrading(AbstractOtterPlugin):
         """Read everything the grading needs, start the sandbox, and give otter an empty
         notebook to run."""
         self.begun = time.monotonic()
-        self.cfg = self.plugin_config or {}
         source = pathlib.Path("..", "source").resolve()
-        self.tests = {}
-        for path in sorted(glob.glob(str(source / "tests" / "*.py"))):
-            text = pathlib.Path(path).read_text()
-            self.tests[pathlib.Path(path).stem] = text
-        self.seed = self.cfg.get("seed")
-        if self.seed is None:
-            self.seed = secrets.randbits(64)
-        self.checks = load_checks(source / "files" / "checks.py", self.seed)
-        if isinstance(submission, str):                       # a .py submission
-            submission = nbformat.v4.new_notebook(
-                cells=[nbformat.v4.new_code_cell(submission)])
-        self.notebook = read_student_notebook(copy.deepcopy(submission))
+        tests = {pathlib.Path(path).stem: pathlib.Path(path).read_text()
+                 for path in sorted(glob.glob(str(source / "tests" / "*.py")))}
         shutil.rmtree("tests", ignore_errors=True)            # otter's kernel runs none
         # The hidden tests and the model answers are in memory now: the student's code,
         # which runs later, finds them on disk no more (in Docker, nowhere else either).
@@ -202,148 +147,44 @@ class SafeGrading(AbstractOtterPlugin):
                 shutil.copytree(item, target, symlinks=True)
             elif item.is_file():
                 shutil.copy(item, target)
-        forbid = list(self.cfg.get("forbid") or [])
-        preload = list(self.cfg.get("preload") or BASE_PRELOAD)
-        # In otter's grading container (/autograder), where namespaces are usually
-        # forbidden, the container itself is the wall between students.
-        unisolated = bool(self.cfg.get("unisolated")) or \
-            os.path.isdir("/autograder/source")
-        self._template_args = (self.workdir, preload, forbid)
-        self._template_kwargs = {"unisolated": unisolated}
-        # It starts while we import; it refuses on a machine without namespaces.
-        self._template = Template(*self._template_args, **self._template_kwargs)
-        self._import_what_tests_import()
+        self.grading = Grading(self.plugin_config or {}, tests,
+                               source / "files" / "checks.py", self.workdir)
         self.report: list[str] = []
-        suspicious = sorted({f"cell {cell.index}" for cell in self.notebook.cells
-                             if SUSPICIOUS.search(cell.source)})
-        if suspicious:
-            self.report.append("Note: the submission's code names torch.ops, torch._C "
-                               f"or ctypes ({', '.join(suspicious)}): forbidden "
-                               "operators stay reachable that way; read it yourself")
-        self._graded: list[Any] | BaseException = []
+        self._graded: Graded | BaseException | None = None
         self._grading = threading.Thread(target=self._grade_in_background,
-                                         name="seqlearn-grading", daemon=True)
+                                         args=(submission,), name="seqlearn-grading",
+                                         daemon=True)
         self._grading.start()          # alongside otter's kernel and its empty notebook
-        metadata = copy.deepcopy(submission.get("metadata", {}))
-        return nbformat.v4.new_notebook(metadata=metadata)
+        metadata = {} if isinstance(submission, str) else \
+            submission.get("metadata", {})
+        return nbformat.v4.new_notebook(metadata=copy.deepcopy(metadata))
 
-    def _import_what_tests_import(self) -> None:
-        with checks_module(self.checks):
-            for text in self.tests.values():
-                for name in imported_modules(text):
-                    try:
-                        importlib.import_module(name)
-                    except Exception:
-                        pass
-
-    def _template_now(self) -> Template:
-        if not self._template.alive():
-            self._template.close()
-            self._template = Template(*self._template_args, **self._template_kwargs)
-        return self._template
-
-    def _limits(self, question: str) -> Limits:
-        own = (self.cfg.get("questions") or {}).get(question) or {}
-        base = Limits()
-
-        def setting(key: str, default: float) -> float:
-            return float(own.get(key, self.cfg.get(key, default)))
-
-        return Limits(question=setting("time_limit", base.question),
-                      call=setting("call_time_limit", base.call),
-                      cell=setting("cell_time_limit", base.cell))
-
-    def _grade_in_background(self) -> None:
+    def _grade_in_background(self, submission: Any) -> None:
         try:
-            self._graded = self._grade_all()
+            self._graded = self.grading.grade(submission,
+                                              model=SafeGrading.grading_model_answers)
         except BaseException as error:                 # raised again in after_grading
             self._graded = error
 
     def after_grading(self, results: Any) -> None:
         """Wait for the grading, which started when otter's kernel did, and put its
         results in place of the empty kernel's."""
-        self.report.insert(0, f"otter's kernel done after "
-                              f"{time.monotonic() - self.begun:.1f} s")
+        self.report.append(f"otter's kernel done after "
+                           f"{time.monotonic() - self.begun:.1f} s")
         try:
             self._grading.join()
         finally:
-            self._template.close()
+            self.grading.close()
             shutil.rmtree(self.workdir, ignore_errors=True)
         if isinstance(self._graded, BaseException):
             raise self._graded
         graded = self._graded
-        results.results = {tf.name: tf for tf in graded}
+        self.report.extend(graded.report)
+        results.results = {tf.name: tf for tf in graded.test_files}
         results._catastrophic_error = None
-        output = f"Hidden tests drew their inputs with seed {self.seed}."
-        if self._template.mode is None:                   # loudly, where it is read
-            output = f"{self._template.isolation()}.\n{output}"
-            self.report.insert(0, self._template.isolation())
-        results.set_output(output)
-
-    def _grade_all(self) -> list[Any]:
-        graded = []
-        bad_cells: dict[int, str] = {}
-        with checks_module(self.checks):
-            self._template.wait_ready()
-            self.report.append(f"sandbox ready after "
-                               f"{time.monotonic() - self.begun:.1f} s; "
-                               f"{self._template.isolation()}")
-            for name in sorted(self.tests, key=_question_number):
-                graded.append(self._grade_one(name, bad_cells))
-        for name, points in (self.cfg.get("written") or {}).items():
-            graded.append(self._written(name, float(points)))
-        graded.sort(key=lambda tf: _question_number(tf.name))
-        self.report.append(f"graded in {time.monotonic() - self.begun:.1f} s "
-                           f"(hidden-test seed {self.seed})")
-        return graded
-
-    def _grade_one(self, name: str, bad_cells: dict[int, str]) -> Any:
-        begun = time.monotonic()
-        test_file = ExceptionTestFile.from_string(self.tests[name],
-                                                  path=f"tests/{name}.py")
-        own = (self.cfg.get("questions") or {}).get(name) or {}
-        references = {n: self.cfg["references"][n]
-                      for n in own.get("use_reference", [])}
-        question = Question(self._template_now, name, self.notebook.cells_for(name),
-                            self._limits(name), bad_cells,
-                            imports=list(self.cfg.get("reference_imports") or []),
-                            references=references,
-                            forbid=list(own.get("forbid") or []))
-        try:
-            question.start()
-            test_file.run(Environment(question))
-        except Exception as problem:         # one submission never stops the grading
-            if not isinstance(problem, (AutograderProblem, ProcessEnded)):
-                problem = f"the grader failed on this question ({problem!r})"
-            test_file.test_case_results = [
-                TestCaseResult(test_case=tc, passed=False,
-                               message=f"❌ Not graded: {problem}")
-                for tc in test_file.test_cases]
-        finally:
-            question.close()
-        notes = question.notes + question.left_out()
-        if notes:
-            for result in test_file.test_case_results:
-                if not result.passed:
-                    result.message += "\n" + "\n".join(f"Note: {n}" for n in notes[:5])
-        self.report.append(f"{name}: {test_file.score:g} of {test_file.possible:g} in "
-                           f"{time.monotonic() - begun:.1f} s"
-                           + (f" ({'; '.join(question.left_out())})"
-                              if question.left_out() else ""))
-        return test_file
-
-    @staticmethod
-    def _written(name: str, points: float) -> Any:
-        case = TestCase(name=f"{name} (written)", body="graded by hand", hidden=False,
-                        points=points, success_message=None, failure_message=None)
-        test_file = ExceptionTestFile(name, f"written/{name}", [case],
-                                      all_or_nothing=False)
-        model = SafeGrading.grading_model_answers
-        test_file.test_case_results = [TestCaseResult(
-            test_case=case, passed=model,
-            message="The model answer." if model else
-            "Written answer: graded by hand, 0 until the instructor marks it.")]
-        return test_file
+        if self.grading.template.mode is None:           # loudly, where it is read
+            self.report.insert(0, self.grading.template.isolation())
+        results.set_output(self.grading.output(graded))
 
     def generate_report(self) -> str:
         return "\n".join(getattr(self, "report", []))
