@@ -239,9 +239,10 @@ def strip_functions(dotted_names: list[str], folder: str
     Returns ``({original: its replacement}, names left to remove in memory)``: a name
     that is not a Python function written in a source file (a built-in, say) is removed
     from memory after the import instead. The ``__pycache__`` folder next to each such
-    file maps to ``""``: the sandbox hides it behind an empty read-only folder, so that
-    no cached bytecode of the original, written before or after the sandbox started,
-    can be loaded (the folder is created here if it is missing).
+    file maps to ``""``: the sandbox hides it behind a read-only copy that lacks the
+    replaced modules' bytecode, so that no cached bytecode of an original, written
+    before or after the sandbox started, can be loaded, while the folder's other
+    modules load from their bytecode (the folder is created here if it is missing).
     """
     by_file: dict[str, list[tuple[str, str]]] = {}
     in_memory: list[str] = []
@@ -352,10 +353,30 @@ def _tmpfs(target: str, size: str, mode: str = "1777", owner: int | None = None
     _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
 
 
-def _hide(folder: str) -> None:
-    """Mount an empty read-only folder over ``folder``."""
-    _tmpfs(folder, "4k", mode="555")
+def _hide(folder: str, keep: dict[str, bytes] | None = None) -> None:
+    """Mount a read-only folder over ``folder``: empty, or holding the files ``keep``
+    ({name: content})."""
+    pages = sum(-(-len(data) // 4096) for data in (keep or {}).values())
+    _tmpfs(folder, f"{4 * pages + 64}k", mode="755")
+    for name, data in (keep or {}).items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
     _mount(None, folder, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _bytecode_to_keep(cache: str, replaced: set[str]) -> dict[str, bytes]:
+    """The bytecode files of the ``__pycache__`` folder ``cache`` as they are now, but
+    for those of the modules ``replaced`` (``NAME.*``): Python loads the replaced
+    modules from their replacements' source and every other module of the folder from
+    its bytecode, without compiling it again."""
+    keep = {}
+    for name in os.listdir(cache) if os.path.isdir(cache) else []:
+        path = os.path.join(cache, name)
+        if name.endswith(".pyc") and name.split(".")[0] not in replaced and \
+                os.path.isfile(path) and not os.path.islink(path):
+            with open(path, "rb") as f:
+                keep[name] = f.read()
+    return keep
 
 
 def enter_root(setup: dict[str, Any]) -> None:
@@ -386,9 +407,18 @@ def enter_root(setup: dict[str, Any]) -> None:
                 return root + place + original[len(path):]
         return root + original
 
+    replaced: dict[str, set[str]] = {}           # __pycache__ -> its modules replaced
     for original, replacement in setup["overlays"].items():
-        if replacement == "":                    # a __pycache__ folder: hidden
-            _hide(inside(original))
+        if replacement:
+            folder, name = os.path.split(os.path.realpath(original))
+            replaced.setdefault(os.path.join(folder, "__pycache__"), set()).add(
+                name.split(".")[0])
+    for original, replacement in setup["overlays"].items():
+        if replacement == "":                    # a __pycache__ folder: a copy of it
+            # without the replaced modules' bytecode, written before or after now
+            cache = inside(original)
+            _hide(cache, _bytecode_to_keep(
+                cache, replaced.get(os.path.realpath(original), set())))
         elif os.path.exists(inside(original)):
             _bind(replacement, inside(original))
     for path, place in held.items():             # with the replacements above
