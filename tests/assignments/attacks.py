@@ -366,7 +366,11 @@ RECURRENCE = {
                 "SIGSTOP, SIGKILL and PTRACE_ATTACH to every process it sees"),
     "kills every process it can": Variant(
         "blank", {}, answers={"q1": SIGNALS_ANSWER}, why="kill(-1) from a graded call"),
-    **tampering("fork bomb", FORK_BOMB, "forks until the system refuses"),
+    # in the last question's region, so that it goes off in one copy, not in every
+    # question's (each copy runs the cells up to its question's end)
+    "fork bomb": Variant(
+        "blank", {}, answers={"q1": R_ZERO}, cells=[("q5", FORK_BOMB)],
+        why="forks until the system refuses, in q5's answer region; answers zero"),
     **tampering("plants files for the next student", PLANT,
                 "checks.py, sitecustomize.py and a seqlearn package planted"),
     **tampering("escapes through /proc/1", PROC_ESCAPE,
