@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11.2-3.13 and pip:
 #   make book   build the HTML book into _build/html (warnings are errors)
-#   make test   package tests, nbval over every chapter, the book build and the browser tests
+#   make test   package tests, nbval over every chapter, the assignments, the PDF, the book
+#               build and the browser tests, then a table of the time each part took
 # Linux without a GPU: add TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu to either
 # command to install torch's CPU build instead of the default (CUDA) one.
 PYTHON ?= $(shell command -v python3.11 || command -v python3.12 || command -v python3.13 \
@@ -34,32 +35,59 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $@
 
 book: $(STAMP)
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(TIMED) book -- $(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is in _build/html: open _build/html/index.html in a browser."
 
-test: test-package test-notebooks test-assignments pdf book test-browser
+# Every part of the suite, one after the other; the package tests and nbval on all cores
+# (TEST_JOBS workers, 2 by default; TEST_JOBS=1: one process), the assignments in two worker
+# processes of their own. The table of every part's
+# wall-clock and CPU seconds is printed at the end, pass or fail (tools/test_times.py);
+# make test-times prints it again.
+TEST_JOBS ?= 2
+XDIST := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS))
+TIMED = $(BIN)/python tools/test_times.py run
+TEST_PARTS := test-package test-notebooks test-assignments pdf book test-browser
+
+test: $(STAMP)
+	@$(BIN)/python tools/test_times.py clear
+	@status=0; for part in $(TEST_PARTS); do \
+	  $(MAKE) --no-print-directory $$part || { status=$$?; break; }; \
+	done; \
+	echo; $(BIN)/python tools/test_times.py report; exit $$status
+
+.PHONY: test-times
+test-times:
+	@$(PYTHON) tools/test_times.py report
 
 # The whole book as one PDF, _build/pdf/sequence-learning-executed.pdf (3 to 6 minutes):
 # the single-page build printed by headless Chromium (tools/book_pdf.py). A `make book`
 # after it puts the PDF in the download menu (_ext/downloads.py), as the workflow does.
+# The single-page build reads the sources into the HTML build's doctrees (_build/.doctrees,
+# as Sphinx's builders share them), so whichever of make pdf and make book runs second
+# reads nothing again.
 pdf: $(STAMP) browser-deps
 	rm -rf _build/pdf
-	$(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml --path-output _build/pdf
-	$(BIN)/python tools/book_pdf.py _build/pdf/_build/singlehtml \
-	  _build/pdf/sequence-learning-executed.pdf
+	mkdir -p _build/pdf/_build _build/.doctrees
+	ln -s ../../.doctrees _build/pdf/_build/.doctrees
+	$(TIMED) pdf -- sh -c '$(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml \
+	  --path-output _build/pdf && $(BIN)/python tools/book_pdf.py \
+	  _build/pdf/_build/singlehtml _build/pdf/sequence-learning-executed.pdf'
 
 test-package: $(STAMP)
-	$(BIN)/python -m pytest tests/package tests/test_notebook_hygiene.py \
-	  tests/test_portable_markdown.py tests/test_appendix.py tests/test_part_notation.py \
-	  tests/test_erratum_quotes.py tests/test_chapter_shape.py tests/test_citations.py \
-	  tests/test_front_matter.py tests/test_font_subset.py -q
+	$(TIMED) test-package -- env $(if $(XDIST),OMP_NUM_THREADS=1) $(BIN)/python -m pytest \
+	  $(XDIST) tests/package \
+	  tests/test_notebook_hygiene.py tests/test_portable_markdown.py tests/test_appendix.py \
+	  tests/test_part_notation.py tests/test_erratum_quotes.py tests/test_chapter_shape.py \
+	  tests/test_citations.py tests/test_front_matter.py tests/test_font_subset.py -q
 
 # 20 times the property-test examples of `make test` (tests/package/conftest.py)
 test-deep: $(STAMP)
 	SEQLEARN_HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest tests/package -q
 
+# One notebook per worker (--dist loadfile): a notebook's cells run in order in one kernel.
 test-notebooks: $(STAMP)
-	env $(AVX2) $(BIN)/python -m pytest $(NBVAL) chapters appendix -q
+	$(TIMED) test-notebooks -- env $(AVX2) $(BIN)/python -m pytest $(NBVAL) \
+	  $(XDIST) $(if $(XDIST),--dist loadfile) chapters appendix -q
 
 # A bench study under the perturbed numerics:  make study-perturbed STUDY=bench/study_ntm.py
 study-perturbed: $(STAMP)
@@ -69,8 +97,10 @@ study-perturbed: $(STAMP)
 study-avx2: $(STAMP)
 	env $(AVX2) $(BIN)/python $(STUDY) $(ARGS)
 
+# In one process: beside a second Chromium, JupyterLab took over 120 s to render a chapter that
+# it renders in 22 s alone, and the part took no less time.
 test-browser: $(STAMP) browser-deps
-	$(BIN)/python -m pytest tests/book -q
+	$(TIMED) test-browser -- $(BIN)/python -m pytest tests/book -q
 
 # Debian's chromium and chromedriver drive the browser test (no browser is downloaded by a test tool);
 # poppler-utils and qpdf read, render and compress the book's PDF (make pdf, tests/book/test_downloads.py).
@@ -126,7 +156,7 @@ _build/assignments/%: assignments/%.ipynb assignments/checks.py \
 # the student version run top to bottom, the guide's commands run as written, and the
 # wheels that the autograder zips ship
 test-assignments: $(GRADING)
-	$(BIN)/python -m pytest tests/assignments -q
+	$(TIMED) test-assignments -- $(BIN)/python -m pytest tests/assignments -q
 
 # Mutation testing (tools/mutation.py; not in `make test`: about five hours on 2 cores with the
 # default samples).
