@@ -52,8 +52,8 @@ def runs(generated: dict[str, Path]) -> dict[tuple[str, str], dict]:
     """``(name, "student run" | gallery variant | "class" | "guide")`` -> the job's
     result.
 
-    The slowest jobs (the classes, then the galleries) are submitted first so that the
-    two workers finish together.
+    The slowest jobs (the guide and the classes, then the galleries) are submitted
+    first so that the two workers finish together.
     """
     context = multiprocessing.get_context("spawn")  # a clean interpreter per worker
     jobs = {}
